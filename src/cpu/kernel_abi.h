@@ -60,6 +60,9 @@ struct ag_block {
 	volatile int error;     /* set by services: a cudaError_t, 0 if none;
 				 * the kernel returns soon after it is set */
 	unsigned worker;        /* index of the executing worker thread */
+	unsigned tid[3];        /* the thread calling a service: the kernel
+				 * sets it before assertfail/fault so that
+				 * messages can name the thread */
 };
 
 typedef void (*ag_kernel_fn)(struct ag_block *b);
