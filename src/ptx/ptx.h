@@ -68,6 +68,7 @@ struct ptx_var {
 	const struct ptx_reloc *relocs;
 	uint32_t nrelocs;
 	int line;
+	int is_managed;         /* .attribute(.managed): a __managed__ variable */
 };
 
 enum ptx_operand_kind {
