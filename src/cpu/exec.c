@@ -1,0 +1,316 @@
+/*
+ * exec.c - the block executor: a persistent pool of worker threads that runs
+ * the blocks of one grid at a time, and the services kernels call.
+ *
+ * A launch publishes a job (bumping a generation number), wakes as many
+ * workers as it has blocks to spare, and runs blocks itself; every
+ * participant takes block indices from the job's atomic counter until they
+ * run out or a block reports an error.  The launch returns when every worker
+ * that joined the job has left it, so the job can live on the caller's stack
+ * and no worker ever touches a finished job.  Nothing is created per launch.
+ */
+#include "cpu/exec.h"
+
+#include <driver_types.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct worker {
+	pthread_t thread;
+	struct ag_exec *x;
+	unsigned index;
+	unsigned char *shared;  /* this worker's block shared memory */
+	size_t shared_cap;
+};
+
+struct job {
+	const struct ag_kernel_desc *k;
+	struct ag_kernel_env env;
+	struct ag_exec *x;
+	uint64_t nblocks;
+	size_t shared_bytes;
+	atomic_uint_fast64_t next;
+	atomic_int error;
+	pthread_mutex_t msg_lock;
+	char *msg;
+	size_t msglen;
+	int has_msg;
+};
+
+struct ag_exec {
+	ag_print_fn print;
+	void *print_ctx;
+	pthread_mutex_t print_lock;     /* one printf's text at a time */
+	pthread_mutex_t run_lock;       /* one launch at a time */
+
+	pthread_mutex_t lock;           /* guards the fields below */
+	pthread_cond_t wake;            /* a job was published, or stop */
+	pthread_cond_t idle;            /* busy reached 0 */
+	int started, stopping;
+	uint64_t gen;
+	unsigned want, joined, busy;
+	struct job *job;
+
+	unsigned nworkers;
+	struct worker *workers;         /* nworkers + 1: the last is the caller's */
+};
+
+static void print_text(struct ag_exec *x, const char *text, size_t len)
+{
+	pthread_mutex_lock(&x->print_lock);
+	if (x->print)
+		x->print(x->print_ctx, text, len);
+	else
+		fwrite(text, 1, len, stdout);
+	pthread_mutex_unlock(&x->print_lock);
+}
+
+/* Keeps the first error of the launch and its message. */
+static void record_error(struct ag_block *b, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void record_error(struct ag_block *b, int err, const char *fmt, ...)
+{
+	struct job *job = b->env->svc_ctx;
+	if (!b->error)
+		b->error = err;
+	pthread_mutex_lock(&job->msg_lock);
+	if (!job->has_msg) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(job->msg, job->msglen, fmt, ap);
+		va_end(ap);
+		job->has_msg = 1;
+	}
+	pthread_mutex_unlock(&job->msg_lock);
+}
+
+static int svc_vprintf(struct ag_block *b, const char *fmt, const void *args)
+{
+	struct job *job = b->env->svc_ctx;
+	struct strbuf sb = STRBUF_INIT;
+	int n = ag_printf_format(&sb, fmt, args);
+	if (n > 0)
+		print_text(job->x, sb.buf, sb.len);
+	sb_free(&sb);
+	return n;
+}
+
+static void *svc_malloc(struct ag_block *b, unsigned long long size)
+{
+	return malloc(size);
+}
+
+static void svc_free(struct ag_block *b, void *p)
+{
+	free(p);
+}
+
+static void svc_assertfail(struct ag_block *b, const char *msg, const char *file,
+			   unsigned line, const char *func)
+{
+	struct job *job = b->env->svc_ctx;
+	fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+		file, line, func, b->ctaid[0], b->ctaid[1], b->ctaid[2],
+		b->tid[0], b->tid[1], b->tid[2], msg);
+	record_error(b, cudaErrorAssert,
+		     "device-side assert triggered in kernel %s: %s:%u: block [%u,%u,%u], thread [%u,%u,%u]: Assertion `%s` failed",
+		     job->k->name, file, line, b->ctaid[0], b->ctaid[1], b->ctaid[2],
+		     b->tid[0], b->tid[1], b->tid[2], msg);
+}
+
+static void svc_fault(struct ag_block *b, int err, const char *what)
+{
+	struct job *job = b->env->svc_ctx;
+	record_error(b, err, "kernel %s: block [%u,%u,%u], thread [%u,%u,%u]: %s",
+		     job->k->name, b->ctaid[0], b->ctaid[1], b->ctaid[2],
+		     b->tid[0], b->tid[1], b->tid[2], what);
+}
+
+static const struct ag_services services = {
+	.vprintf = svc_vprintf,
+	.malloc = svc_malloc,
+	.free = svc_free,
+	.assertfail = svc_assertfail,
+	.fault = svc_fault,
+};
+
+static void ensure_shared(struct worker *w, size_t bytes)
+{
+	if (bytes <= w->shared_cap)
+		return;
+	free(w->shared);
+	size_t cap = (bytes + 4095) & ~(size_t)4095;
+	w->shared = aligned_alloc(64, cap);
+	if (!w->shared) {
+		fprintf(stderr, "anygpu: out of memory (shared memory of %zu bytes)\n", cap);
+		abort();
+	}
+	w->shared_cap = cap;
+}
+
+static void run_blocks(struct job *job, struct worker *w)
+{
+	const unsigned *n = job->env.nctaid;
+	struct ag_block b;
+
+	ensure_shared(w, job->shared_bytes);
+	while (!atomic_load_explicit(&job->error, memory_order_relaxed)) {
+		uint64_t i = atomic_fetch_add(&job->next, 1);
+		if (i >= job->nblocks)
+			break;
+		memset(&b, 0, sizeof(b));
+		b.env = &job->env;
+		b.ctaid[0] = (unsigned)(i % n[0]);
+		b.ctaid[1] = (unsigned)(i / n[0] % n[1]);
+		b.ctaid[2] = (unsigned)(i / ((uint64_t)n[0] * n[1]));
+		b.shared = w->shared;
+		b.worker = w->index;
+		job->k->fn(&b);
+		if (b.error) {
+			int expected = 0;
+			atomic_compare_exchange_strong(&job->error, &expected, b.error);
+		}
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct ag_exec *x = w->x;
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&x->lock);
+	for (;;) {
+		while (!x->stopping && x->gen == seen)
+			pthread_cond_wait(&x->wake, &x->lock);
+		if (x->stopping)
+			break;
+		seen = x->gen;
+		if (x->joined >= x->want)
+			continue;
+		x->joined++;
+		struct job *job = x->job;
+		pthread_mutex_unlock(&x->lock);
+		run_blocks(job, w);
+		pthread_mutex_lock(&x->lock);
+		if (--x->busy == 0)
+			pthread_cond_signal(&x->idle);
+	}
+	pthread_mutex_unlock(&x->lock);
+	return NULL;
+}
+
+/* One worker per online CPU, counting the launching thread as one. */
+static void start_workers(struct ag_exec *x)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned want = ncpu > 1 ? (unsigned)ncpu - 1 : 0;
+	pthread_attr_t attr;
+
+	x->workers = xcalloc(want + 1, sizeof(*x->workers));
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, AG_WORKER_STACK);
+	for (unsigned i = 0; i < want; i++) {
+		struct worker *w = &x->workers[x->nworkers];
+		w->x = x;
+		w->index = x->nworkers;
+		if (pthread_create(&w->thread, &attr, worker_main, w) != 0)
+			break;	/* run with the workers we have */
+		x->nworkers++;
+	}
+	pthread_attr_destroy(&attr);
+	x->workers[x->nworkers].index = x->nworkers;
+	x->started = 1;
+}
+
+struct ag_exec *ag_exec_new(ag_print_fn print, void *print_ctx)
+{
+	struct ag_exec *x = xcalloc(1, sizeof(*x));
+	x->print = print;
+	x->print_ctx = print_ctx;
+	pthread_mutex_init(&x->print_lock, NULL);
+	pthread_mutex_init(&x->run_lock, NULL);
+	pthread_mutex_init(&x->lock, NULL);
+	pthread_cond_init(&x->wake, NULL);
+	pthread_cond_init(&x->idle, NULL);
+	return x;
+}
+
+void ag_exec_free(struct ag_exec *x)
+{
+	if (!x)
+		return;
+	pthread_mutex_lock(&x->lock);
+	x->stopping = 1;
+	pthread_cond_broadcast(&x->wake);
+	pthread_mutex_unlock(&x->lock);
+	for (unsigned i = 0; i < x->nworkers; i++)
+		pthread_join(x->workers[i].thread, NULL);
+	if (x->workers)
+		for (unsigned i = 0; i <= x->nworkers; i++)
+			free(x->workers[i].shared);
+	free(x->workers);
+	pthread_cond_destroy(&x->idle);
+	pthread_cond_destroy(&x->wake);
+	pthread_mutex_destroy(&x->lock);
+	pthread_mutex_destroy(&x->run_lock);
+	pthread_mutex_destroy(&x->print_lock);
+	free(x);
+}
+
+int ag_exec_run(struct ag_exec *x, const struct ag_kernel_desc *k,
+		const struct ag_kernel_env *env, char *msg, size_t msglen)
+{
+	struct job job = {
+		.k = k,
+		.env = *env,
+		.x = x,
+		.nblocks = (uint64_t)env->nctaid[0] * env->nctaid[1] * env->nctaid[2],
+		.shared_bytes = ((k->static_shared + 15u) & ~15u) + (size_t)env->dyn_shared,
+		.msg = msg,
+		.msglen = msglen,
+	};
+	job.env.svc = &services;
+	job.env.svc_ctx = &job;
+	atomic_init(&job.next, 0);
+	atomic_init(&job.error, 0);
+	pthread_mutex_init(&job.msg_lock, NULL);
+
+	pthread_mutex_lock(&x->run_lock);
+	if (!x->started)
+		start_workers(x);
+	uint64_t spare = job.nblocks - 1;
+	unsigned want = spare < x->nworkers ? (unsigned)spare : x->nworkers;
+
+	pthread_mutex_lock(&x->lock);
+	x->job = &job;
+	x->want = want;
+	x->joined = 0;
+	x->busy = want;
+	x->gen++;
+	for (unsigned i = 0; i < want; i++)
+		pthread_cond_signal(&x->wake);
+	pthread_mutex_unlock(&x->lock);
+
+	run_blocks(&job, &x->workers[x->nworkers]);
+
+	pthread_mutex_lock(&x->lock);
+	while (x->busy)
+		pthread_cond_wait(&x->idle, &x->lock);
+	x->job = NULL;
+	pthread_mutex_unlock(&x->lock);
+	pthread_mutex_unlock(&x->run_lock);
+
+	pthread_mutex_destroy(&job.msg_lock);
+	int err = atomic_load(&job.error);
+	if (err && !job.has_msg)
+		snprintf(msg, msglen, "kernel %s failed (error %d)", k->name, err);
+	return err;
+}

@@ -1,0 +1,345 @@
+/*
+ * jit.c - the compile cache: translated PTX, compiled by the host C
+ * compiler, kept as <sha256>.so and loaded with dlopen.
+ *
+ * The key hashes the PTX text with everything else that decides the machine
+ * code: translator version, kernel ABI, compiler path and version line,
+ * compiler flags and the CPU model (-march=native).  A miss writes <key>.c,
+ * compiles it to a temporary name and renames the result into place, so a
+ * reader never sees half a file and two processes compiling the same module
+ * both succeed.  The .c file stays next to the .so for inspection.
+ */
+#define _GNU_SOURCE	/* pipe2 */
+#include "cpu/jit.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu/host.h"
+#include "cpu/translate.h"
+
+extern char **environ;
+
+static const char *const cc_flags[] = {
+	"-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-strict-aliasing",
+	"-fwrapv", "-march=native",
+};
+
+/* Lines of compiler output quoted in an error message. */
+#define ERR_LINES 20
+
+static const char *compiler(void)
+{
+	const char *cc = getenv("ANYGPU_CC");
+	return cc && *cc ? cc : "cc";
+}
+
+/* Runs argv (searched in PATH) with stdout and stderr into out.  Returns
+ * the exit status, or -1 with errno when it could not be started. */
+static int run_capture(char *const argv[], struct strbuf *out)
+{
+	int fd[2], status;
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+	char buf[4096];
+	ssize_t n;
+
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (rc != 0) {
+		close(fd[0]);
+		errno = rc;
+		return -1;
+	}
+	while ((n = read(fd[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && out->len < (1u << 16))
+			sb_add(out, buf, (size_t)n);
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The first line of "cc --version", remembered per compiler path. */
+static void compiler_identity(const char *cc, struct strbuf *out)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char *path, *line;
+
+	pthread_mutex_lock(&lock);
+	if (!path || strcmp(path, cc) != 0) {
+		struct strbuf sb = STRBUF_INIT;
+		char *argv[] = { (char *)cc, "--version", NULL };
+		run_capture(argv, &sb);
+		free(path);
+		free(line);
+		path = xstrdup(cc);
+		line = xstrdup(sb.buf ? sb.buf : "");
+		line[strcspn(line, "\n")] = '\0';
+		sb_free(&sb);
+	}
+	sb_adds(out, line);
+	pthread_mutex_unlock(&lock);
+}
+
+static void hash_add(EVP_MD_CTX *ctx, const char *s)
+{
+	EVP_DigestUpdate(ctx, s, strlen(s) + 1);
+}
+
+static void cache_key(const char *ptx, size_t len, char key[65])
+{
+	static const char hex[] = "0123456789abcdef";
+	struct strbuf ident = STRBUF_INIT;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	char cpu[256], abi[16];
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	compiler_identity(compiler(), &ident);
+	snprintf(abi, sizeof(abi), "%u", AG_KERNEL_ABI);
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	hash_add(ctx, "anygpu-jit");
+	hash_add(ctx, AG_TRANSLATOR_VERSION);
+	hash_add(ctx, abi);
+	hash_add(ctx, compiler());
+	hash_add(ctx, ident.buf ? ident.buf : "");
+	for (size_t i = 0; i < sizeof(cc_flags) / sizeof(cc_flags[0]); i++)
+		hash_add(ctx, cc_flags[i]);
+	hash_add(ctx, ag_host_cpuinfo("model name", cpu, sizeof(cpu)));
+	EVP_DigestUpdate(ctx, ptx, len);
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	sb_free(&ident);
+	for (unsigned i = 0; i < 32; i++) {
+		key[2 * i] = hex[md[i] >> 4];
+		key[2 * i + 1] = hex[md[i] & 15];
+	}
+	key[64] = '\0';
+}
+
+/* mkdir -p, new directories 0700. */
+static int make_dirs(char *path)
+{
+	for (char *p = path + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = '\0';
+		int rc = mkdir(path, 0700);
+		*p = c;
+		if (rc != 0 && errno != EEXIST)
+			return -1;
+		if (!c)
+			return 0;
+	}
+}
+
+int ag_jit_cache_dir(struct strbuf *dir, struct strbuf *err)
+{
+	const char *env = getenv("ANYGPU_CACHE_DIR");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (env && *env)
+		sb_adds(dir, env);
+	else if (xdg && *xdg)
+		sb_addf(dir, "%s/anygpu", xdg);
+	else if (home && *home)
+		sb_addf(dir, "%s/.cache/anygpu", home);
+	else {
+		sb_adds(err, "no cache directory: set ANYGPU_CACHE_DIR or HOME");
+		return -1;
+	}
+	if (make_dirs(dir->buf) != 0) {
+		sb_addf(err, "cannot create cache directory %s: %s", dir->buf, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A name no other thread or process will use for a temporary file. */
+static void temp_name(struct strbuf *out, const char *path)
+{
+	static atomic_uint counter;
+	sb_addf(out, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
+}
+
+/* Writes data to path atomically (temporary file, then rename). */
+static int write_file(const char *path, const char *data, size_t len, struct strbuf *err)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	int ok = 0;
+
+	temp_name(&tmp, path);
+	int fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		size_t done = 0;
+		while (done < len) {
+			ssize_t n = write(fd, data + done, len - done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			done += (size_t)n;
+		}
+		ok = close(fd) == 0 && done == len && rename(tmp.buf, path) == 0;
+	}
+	if (!ok) {
+		sb_addf(err, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp.buf);
+	}
+	sb_free(&tmp);
+	return ok ? 0 : -1;
+}
+
+/* The first ERR_LINES lines of text. */
+static void add_head(struct strbuf *err, const char *text)
+{
+	const char *p = text;
+	for (int i = 0; i < ERR_LINES && *p; i++) {
+		const char *nl = strchr(p, '\n');
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	sb_add(err, text, (size_t)(p - text));
+}
+
+static int compile(const char *cfile, const char *sofile, struct strbuf *err)
+{
+	enum { NFLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]) };
+	struct strbuf tmp = STRBUF_INIT, out = STRBUF_INIT;
+	char *argv[NFLAGS + 6];
+	int n = 0, rc;
+
+	temp_name(&tmp, sofile);
+	argv[n++] = (char *)compiler();
+	for (int i = 0; i < NFLAGS; i++)
+		argv[n++] = (char *)cc_flags[i];
+	argv[n++] = "-o";
+	argv[n++] = tmp.buf;
+	argv[n++] = (char *)cfile;
+	argv[n++] = "-lm";
+	argv[n] = NULL;
+	rc = run_capture(argv, &out);
+	if (rc < 0)
+		sb_addf(err, "cannot run the C compiler '%s': %s (set ANYGPU_CC)",
+			compiler(), strerror(errno));
+	else if (rc != 0) {
+		sb_addf(err, "the C compiler '%s' failed (exit %d) on %s:\n", compiler(), rc, cfile);
+		add_head(err, out.buf ? out.buf : "");
+	} else if (rename(tmp.buf, sofile) != 0) {
+		sb_addf(err, "cannot rename %s to %s: %s", tmp.buf, sofile, strerror(errno));
+		rc = -1;
+	}
+	if (rc != 0)
+		unlink(tmp.buf);
+	sb_free(&out);
+	sb_free(&tmp);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Translates m and compiles it into sofile. */
+static int build(const struct ptx_module *m, const char *dir, const char *key,
+		 const char *sofile, struct strbuf *err)
+{
+	struct strbuf c = STRBUF_INIT, cfile = STRBUF_INIT;
+	struct ptx_error perr = { 0 };
+	int rc = -1;
+
+	if (ag_translate(m, &c, &perr) != 0) {
+		if (perr.line)
+			sb_addf(err, "PTX line %d: %s", perr.line, perr.msg);
+		else
+			sb_addf(err, "PTX: %s", perr.msg);
+		goto out;
+	}
+	sb_addf(&cfile, "%s/%s.c", dir, key);
+	if (write_file(cfile.buf, c.buf ? c.buf : "", c.len, err) == 0)
+		rc = compile(cfile.buf, sofile, err);
+out:
+	sb_free(&cfile);
+	sb_free(&c);
+	return rc;
+}
+
+static int open_so(const char *sofile, struct ag_jit_module *out, struct strbuf *err)
+{
+	void *dl = dlopen(sofile, RTLD_NOW | RTLD_LOCAL);
+	if (!dl) {
+		sb_addf(err, "dlopen: %s", dlerror());
+		return -1;
+	}
+	const unsigned *abi = dlsym(dl, "ag_module_abi");
+	const struct ag_kernel_desc *kernels = dlsym(dl, "ag_module_kernels");
+	const struct ag_var_desc *vars = dlsym(dl, "ag_module_vars");
+	if (!abi || *abi != AG_KERNEL_ABI || !kernels || !vars) {
+		sb_addf(err, "%s: not a module of kernel ABI %u (ag_module_abi %s)", sofile,
+			AG_KERNEL_ABI, abi ? "differs" : "missing");
+		dlclose(dl);
+		return -1;
+	}
+	out->dl = dl;
+	out->kernels = kernels;
+	out->vars = vars;
+	return 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int ag_jit_load(const struct ptx_module *m, const char *ptx, size_t len,
+		struct ag_jit_module *out, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT, sofile = STRBUF_INIT, ignored = STRBUF_INIT;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (ag_jit_cache_dir(&dir, err) != 0)
+		goto out;
+	cache_key(ptx, len, out->key);
+	sb_addf(&sofile, "%s/%s.so", dir.buf, out->key);
+	/* A damaged cache entry is rebuilt, not reported. */
+	if (access(sofile.buf, R_OK) == 0 && open_so(sofile.buf, out, &ignored) == 0) {
+		rc = 0;
+		goto out;
+	}
+	double t0 = now_ms();
+	if (build(m, dir.buf, out->key, sofile.buf, err) != 0)
+		goto out;
+	out->compile_ms = now_ms() - t0;
+	rc = open_so(sofile.buf, out, err);
+out:
+	sb_free(&ignored);
+	sb_free(&sofile);
+	sb_free(&dir);
+	return rc;
+}
+
+void ag_jit_unload(struct ag_jit_module *jm)
+{
+	if (jm->dl)
+		dlclose(jm->dl);
+	memset(jm, 0, sizeof(*jm));
+}
