@@ -182,9 +182,9 @@ static int put_addr(struct parser *p, struct init *st, uint64_t idx, const struc
 
 /* "0xFF00(generic(gv))": byte k of an address, in a byte array.  Bytes
  * 0, 1, 2 ... of one address in a row make one relocation. */
-static int put_masked(struct parser *p, struct init *st, uint64_t idx, uint64_t mask)
+static int put_masked(struct parser *p, struct init *st, uint64_t idx,
+		      uint64_t mask, const struct token *at)
 {
-	struct token at = p->tok;
 	struct ptx_reloc *r;
 	struct addr a;
 	uint32_t k;
@@ -192,9 +192,9 @@ static int put_masked(struct parser *p, struct init *st, uint64_t idx, uint64_t 
 	for (k = 0; k < 8 && mask != 0xFFull << (8 * k); k++)
 		;
 	if (k == 8)
-		return p_fail(p, &at, "mask must select one byte of an address");
+		return p_fail(p, at, "mask must select one byte of an address");
 	if (st->es != 1)
-		return p_fail(p, &at, "masked address in a %u-byte element", st->es);
+		return p_fail(p, at, "masked address in a %u-byte element", st->es);
 	p_next(p);
 	if (parse_addr(p, &a) || p_expect(p, ')', "after masked address"))
 		return -1;
@@ -210,7 +210,7 @@ static int put_masked(struct parser *p, struct init *st, uint64_t idx, uint64_t 
 	} else if (!r || r->offset + r->size != idx || r->size != k ||
 		   strcmp(r->symbol, a.sym) || r->generic != a.generic ||
 		   r->addend != a.addend) {
-		return p_fail(p, &at, "byte %u of the address of '%s' out of order", k, a.sym);
+		return p_fail(p, at, "byte %u of the address of '%s' out of order", k, a.sym);
 	}
 	r->size++;
 	return 0;
@@ -231,9 +231,11 @@ static int parse_element(struct parser *p, struct init *st, uint64_t idx)
 	}
 	if (p->tok.kind == T_INT) {
 		if (!neg && tok_is(p_peek(p), '(')) {
+			struct token at = p->tok;
+
 			if (p_uint(p, &bits, "mask"))
 				return -1;
-			return put_masked(p, st, idx, bits);
+			return put_masked(p, st, idx, bits, &at);
 		}
 		if (p_uint(p, &bits, "a value"))
 			return -1;

@@ -53,8 +53,9 @@ void lex_skip_line(struct lexer *lx)
 		lx->p++;
 }
 
-/* Skips blanks and comments; false on an unterminated block comment. */
-static bool skip_space(struct lexer *lx)
+/* Skips blanks and comments.  An unterminated block comment becomes a bad
+ * token placed where the comment opens. */
+static bool skip_space(struct lexer *lx, struct token *t)
 {
 	while (lx->p < lx->end) {
 		char c = *lx->p;
@@ -67,6 +68,9 @@ static bool skip_space(struct lexer *lx)
 		} else if (c == '/' && more(lx, 2) && lx->p[1] == '/') {
 			lex_skip_line(lx);
 		} else if (c == '/' && more(lx, 2) && lx->p[1] == '*') {
+			t->s = lx->p;
+			t->line = lx->line;
+			t->col = (int)(lx->p - lx->line_start) + 1;
 			lx->p += 2;
 			for (;;) {
 				if (!more(lx, 2)) {
@@ -179,19 +183,18 @@ static bool is_punct(char c)
 
 void lex_next(struct lexer *lx, struct token *t)
 {
-	bool closed = skip_space(lx);
 	char c;
 
-	t->s = lx->p;
-	t->line = lx->line;
-	t->col = (int)(lx->p - lx->line_start) + 1;
 	t->why = NULL;
-	if (!closed) {
+	if (!skip_space(lx, t)) {
 		t->kind = T_BAD;
 		t->why = "unterminated comment";
 		t->len = 0;
 		return;
 	}
+	t->s = lx->p;
+	t->line = lx->line;
+	t->col = (int)(lx->p - lx->line_start) + 1;
 	if (lx->p >= lx->end) {
 		t->kind = T_EOF;
 		t->len = 0;

@@ -16,21 +16,22 @@
 static int parse_version(struct parser *p, struct ptx_module *m)
 {
 	const struct token *t = &p->tok;
+	uint32_t *part = &m->version_major;
 	size_t i;
 
 	p_next(p);
-	if (t->kind != T_FLOAT)
-		return p_expected(p, "a version such as 9.0 after .version");
 	m->version_major = m->version_minor = 0;
-	for (i = 0; i < t->len && t->s[i] != '.'; i++)
-		m->version_major = m->version_major * 10 + (uint32_t)(t->s[i] - '0');
-	for (i++; i < t->len; i++) {
-		if (t->s[i] < '0' || t->s[i] > '9' || m->version_minor > 1000)
-			return p_expected(p, "a version such as 9.0 after .version");
-		m->version_minor = m->version_minor * 10 + (uint32_t)(t->s[i] - '0');
-	}
-	if (m->version_major > 1000)
+	if (t->kind != T_FLOAT || t->s[t->len - 1] == '.')
 		return p_expected(p, "a version such as 9.0 after .version");
+	for (i = 0; i < t->len; i++) {
+		if (t->s[i] == '.' && part == &m->version_major) {
+			part = &m->version_minor;
+			continue;
+		}
+		if (t->s[i] < '0' || t->s[i] > '9' || *part > 1000)
+			return p_expected(p, "a version such as 9.0 after .version");
+		*part = *part * 10 + (uint32_t)(t->s[i] - '0');
+	}
 	p_next(p);
 	return 0;
 }
