@@ -199,5 +199,6 @@ struct ag_backend_ops {
 const struct ag_backend_ops *ag_backend_find(const char *name);
 
 extern const struct ag_backend_ops ag_cpu_backend;
+extern const struct ag_backend_ops ag_remote_backend;
 
 #endif

@@ -1,0 +1,277 @@
+/*
+ * conn.c - framed sends and receives, and socket set-up, for both ends.
+ */
+#include "protocol/conn.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+void ag_conn_init(struct ag_conn *c, int fd)
+{
+	c->fd = fd;
+	pthread_mutex_init(&c->send_lock, NULL);
+}
+
+void ag_conn_close(struct ag_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	pthread_mutex_destroy(&c->send_lock);
+}
+
+static int send_all(int fd, struct iovec *iov, int n)
+{
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = n };
+
+	while (msg.msg_iovlen) {
+		ssize_t w = sendmsg(fd, &msg, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		while (msg.msg_iovlen && (size_t)w >= msg.msg_iov->iov_len) {
+			w -= msg.msg_iov->iov_len;
+			msg.msg_iov++;
+			msg.msg_iovlen--;
+		}
+		if (msg.msg_iovlen) {
+			msg.msg_iov->iov_base = (char *)msg.msg_iov->iov_base + w;
+			msg.msg_iov->iov_len -= w;
+		}
+	}
+	return 0;
+}
+
+int ag_conn_send(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
+		 const void *a, size_t alen, const void *b, size_t blen,
+		 char *err, size_t errlen)
+{
+	struct ag_frame_hdr h = { .len = (uint32_t)(alen + blen), .op = op,
+				  .flags = flags, .id = id };
+	uint8_t hdr[AG_PROTO_HDR];
+	struct iovec iov[3] = {
+		{ hdr, sizeof(hdr) }, { (void *)a, alen }, { (void *)b, blen },
+	};
+	int rc;
+
+	if (alen + blen > AG_PROTO_MAX_PAYLOAD) {
+		snprintf(err, errlen, "%s frame of %zu bytes is too large",
+			 ag_op_name(op), alen + blen);
+		return -1;
+	}
+	ag_hdr_encode(&h, hdr);
+	pthread_mutex_lock(&c->send_lock);
+	rc = send_all(c->fd, iov, 3);
+	pthread_mutex_unlock(&c->send_lock);
+	if (rc)
+		snprintf(err, errlen, "send failed: %s", errno ? strerror(errno) : "peer closed");
+	return rc;
+}
+
+/* 0 when n bytes were read, 1 on end of file before the first byte, -1 on
+ * an error or an end of file in the middle. */
+static int recv_all(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)p + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0 && got == 0)
+			return 1;
+		if (r <= 0) {
+			if (r == 0)
+				errno = ECONNRESET;
+			return -1;
+		}
+		got += r;
+	}
+	return 0;
+}
+
+int ag_conn_recv(struct ag_conn *c, struct ag_frame_hdr *h, uint8_t **payload,
+		 char *err, size_t errlen)
+{
+	uint8_t hdr[AG_PROTO_HDR];
+	int rc;
+
+	*payload = NULL;
+	rc = recv_all(c->fd, hdr, sizeof(hdr));
+	if (rc == 1)
+		return 1;
+	if (rc < 0) {
+		snprintf(err, errlen, "receive failed: %s", strerror(errno));
+		return -1;
+	}
+	if (ag_hdr_decode(hdr, h, err, errlen))
+		return -1;
+	if (!h->len)
+		return 0;
+	*payload = xmalloc(h->len);
+	if (recv_all(c->fd, *payload, h->len)) {
+		snprintf(err, errlen, "connection lost inside a %s frame", ag_op_name(h->op));
+		free(*payload);
+		*payload = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Splits "host:port" / "[v6]:port" into its parts (host may be empty). */
+static int split_host_port(const char *addr, char *host, size_t hostlen,
+			   char *port, size_t portlen)
+{
+	const char *colon;
+	size_t hl;
+
+	if (addr[0] == '[') {
+		const char *end = strchr(addr, ']');
+
+		if (!end || end[1] != ':')
+			return -1;
+		hl = end - addr - 1;
+		addr++;
+		colon = end + 1;
+	} else {
+		colon = strrchr(addr, ':');
+		if (!colon)
+			return -1;
+		hl = colon - addr;
+	}
+	if (hl >= hostlen || strlen(colon + 1) >= portlen || !colon[1])
+		return -1;
+	memcpy(host, addr, hl);
+	host[hl] = '\0';
+	strcpy(port, colon + 1);
+	return 0;
+}
+
+static int unix_addr(const char *path, struct sockaddr_un *sa, char *err, size_t errlen)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path)) {
+		snprintf(err, errlen, "unix socket path too long: %s", path);
+		return -1;
+	}
+	strcpy(sa->sun_path, path);
+	return 0;
+}
+
+static int open_unix(const char *path, int listening, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	int fd;
+
+	if (unix_addr(path, &sa, err, errlen))
+		return -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (listening) {
+		struct stat st;
+
+		/* A stale socket from an earlier run would make bind fail. */
+		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+			unlink(path);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(fd, 64) == 0)
+			return fd;
+	} else if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		return fd;
+	}
+	snprintf(err, errlen, "%s unix:%s: %s", listening ? "listen on" : "connect to",
+		 path, strerror(errno));
+	close(fd);
+	return -1;
+}
+
+static void tune_tcp(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+static int open_tcp(const char *addr, int listening, char *err, size_t errlen)
+{
+	char host[256], port[32];
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	int fd = -1, rc, saved = 0;
+
+	if (split_host_port(addr, host, sizeof(host), port, sizeof(port))) {
+		snprintf(err, errlen, "bad address '%s' (want host:port or unix:PATH)", addr);
+		return -1;
+	}
+	hints.ai_flags = listening ? AI_PASSIVE : 0;
+	rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", addr, gai_strerror(rc));
+		return -1;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		int one = 1;
+
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (listening) {
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0)
+				break;
+		} else if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+			tune_tcp(fd);
+			break;
+		}
+		saved = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		snprintf(err, errlen, "%s %s: %s", listening ? "listen on" : "connect to",
+			 addr, strerror(saved ? saved : ENOENT));
+	return fd;
+}
+
+int ag_net_connect(const char *addr, char *err, size_t errlen)
+{
+	if (strncmp(addr, "unix:", 5) == 0)
+		return open_unix(addr + 5, 0, err, errlen);
+	return open_tcp(addr, 0, err, errlen);
+}
+
+int ag_net_listen(const char *addr, char *err, size_t errlen)
+{
+	if (strncmp(addr, "unix:", 5) == 0)
+		return open_unix(addr + 5, 1, err, errlen);
+	return open_tcp(addr, 1, err, errlen);
+}
+
+int ag_net_is_local(const char *addr)
+{
+	char host[256], port[32];
+
+	if (strncmp(addr, "unix:", 5) == 0)
+		return 1;
+	if (split_host_port(addr, host, sizeof(host), port, sizeof(port)))
+		return 0;
+	return strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 ||
+	       strcmp(host, "::1") == 0;
+}

@@ -1,0 +1,946 @@
+/*
+ * remote.c - the "remote" backend: every backend.h operation becomes a
+ * protocol request to an anygpu serve daemon (ANYGPU_SERVER, one device per
+ * listed server, ANYGPU_TOKEN to authenticate).
+ *
+ * Calls CUDA makes asynchronous (launches, async copies to the device,
+ * memsets, event records, stream waits, host functions) are sent without
+ * waiting; the server runs requests in order and reports their errors at the
+ * next synchronising call.  A reader thread receives replies, copy data,
+ * kernel printf text and host-function requests, so a host function runs on
+ * this side when the remote stream reaches it even if no call is waiting.
+ * Stream, event and module handles are the server's table indices, carried
+ * in the opaque pointers; a function keeps its parameter layout here.
+ */
+#include "backend.h"
+#include "protocol/conn.h"
+#include "util/strbuf.h"
+
+#include <endian.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+struct call {
+	struct call *next;
+	uint64_t id;
+	int done;
+	uint8_t *reply;             /* the REPLY payload, owned by the call */
+	uint32_t len;
+	void *dst;                  /* where DATA frames land */
+	uint64_t dstlen;
+};
+
+struct hostfn {
+	struct hostfn *next;
+	uint64_t cookie;
+	void (*fn)(void *);
+	void *data;
+};
+
+struct ag_func {
+	struct ag_func *next;
+	uint32_t h;
+	struct ag_func_info info;
+	struct ag_param *params;
+	char *name;
+};
+
+struct ag_backend {
+	struct ag_conn conn;
+	char server[256];
+	struct ag_device_info info;
+	char msg[1024];
+	void (*print)(void *ctx, const char *text, size_t len);
+	void *print_ctx;
+
+	pthread_t reader;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t next_id;
+	struct call *calls;
+	struct hostfn *hostfns;
+	struct ag_func *funcs;
+	int reader_started;
+	int dead;
+	char dead_why[256];
+};
+
+static uint32_t handle_of(const void *p)
+{
+	return (uint32_t)(uintptr_t)p;
+}
+
+static void *handle_ptr(uint32_t h)
+{
+	return (void *)(uintptr_t)h;
+}
+
+/* Counts the servers of ANYGPU_SERVER, or copies the ordinal-th into out. */
+static int server_list(int ordinal, char *out, size_t outlen)
+{
+	const char *list = getenv("ANYGPU_SERVER"), *p;
+	int n = 0;
+
+	if (!list || !*list)
+		return 0;
+	for (p = list; *p; n++) {
+		size_t len = strcspn(p, ",");
+
+		if (n == ordinal && out && len < outlen) {
+			memcpy(out, p, len);
+			out[len] = '\0';
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}
+
+static int remote_probe(char *msg, size_t msglen)
+{
+	int n = server_list(-1, NULL, 0);
+
+	if (!n)
+		snprintf(msg, msglen, "no server: set ANYGPU_SERVER=host:port[,host:port...]");
+	return n;
+}
+
+static cudaError_t lost(struct ag_backend *b)
+{
+	snprintf(b->msg, sizeof(b->msg), "anygpu server %s: connection lost: %s",
+		 b->server, b->dead_why);
+	return cudaErrorDevicesUnavailable;
+}
+
+/* Marks the connection dead (first reason wins) and wakes every waiter. */
+static void set_dead(struct ag_backend *b, const char *why)
+{
+	pthread_mutex_lock(&b->lock);
+	if (!b->dead) {
+		b->dead = 1;
+		snprintf(b->dead_why, sizeof(b->dead_why), "%s", why);
+	}
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static struct call *find_call(struct ag_backend *b, uint64_t id)
+{
+	for (struct call *c = b->calls; c; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+/* A DATA frame: u64 offset, then bytes for the waiting call's buffer. */
+static int take_data(struct ag_backend *b, uint64_t id, const uint8_t *p, uint32_t len)
+{
+	struct call *c;
+	uint64_t off;
+	int rc = -1;
+
+	if (len < 8)
+		return -1;
+	memcpy(&off, p, 8);
+	off = le64toh(off);
+	pthread_mutex_lock(&b->lock);
+	c = find_call(b, id);
+	if (c && c->dst && off <= c->dstlen && len - 8 <= c->dstlen - off) {
+		memcpy((char *)c->dst + off, p + 8, len - 8);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return rc;
+}
+
+static void run_hostfn(struct ag_backend *b, uint64_t cookie)
+{
+	struct hostfn **pp, *f = NULL;
+	char err[128];
+
+	pthread_mutex_lock(&b->lock);
+	for (pp = &b->hostfns; *pp; pp = &(*pp)->next) {
+		if ((*pp)->cookie == cookie) {
+			f = *pp;
+			*pp = f->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (f) {
+		f->fn(f->data);
+		free(f);
+	}
+	if (ag_conn_send(&b->conn, AG_OP_HOSTFN_DONE, 0, cookie, NULL, 0, NULL, 0,
+			 err, sizeof(err)))
+		set_dead(b, err);
+}
+
+static void print_text(struct ag_backend *b, const uint8_t *p, uint32_t len)
+{
+	if (b->print) {
+		b->print(b->print_ctx, (const char *)p, len);
+		return;
+	}
+	fwrite(p, 1, len, stdout);
+	fflush(stdout);
+}
+
+/* One incoming frame; -1 when it breaks the protocol. */
+static int handle_frame(struct ag_backend *b, const struct ag_frame_hdr *h, uint8_t **payload)
+{
+	struct call *c;
+
+	switch (h->op) {
+	case AG_OP_REPLY:
+		pthread_mutex_lock(&b->lock);
+		c = find_call(b, h->id);
+		if (c) {
+			c->reply = *payload;
+			c->len = h->len;
+			c->done = 1;
+			*payload = NULL;
+			pthread_cond_broadcast(&b->cond);
+		}
+		pthread_mutex_unlock(&b->lock);
+		return c ? 0 : -1;
+	case AG_OP_DATA:
+		return take_data(b, h->id, *payload, h->len);
+	case AG_OP_PRINT:
+		print_text(b, *payload, h->len);
+		return 0;
+	case AG_OP_HOSTFN:
+		run_hostfn(b, h->id);
+		return 0;
+	}
+	return -1;
+}
+
+static void *reader_main(void *arg)
+{
+	struct ag_backend *b = arg;
+	struct ag_frame_hdr h;
+	uint8_t *payload;
+	char why[200];
+	int rc;
+
+	for (;;) {
+		rc = ag_conn_recv(&b->conn, &h, &payload, why, sizeof(why));
+		if (rc == 1)
+			snprintf(why, sizeof(why), "the server closed the connection");
+		if (rc)
+			break;
+		rc = handle_frame(b, &h, &payload);
+		free(payload);
+		if (rc) {
+			snprintf(why, sizeof(why), "unexpected %s frame from the server",
+				 ag_op_name(h.op));
+			break;
+		}
+	}
+	set_dead(b, why);
+	return NULL;
+}
+
+/* Sends a request that gets no reply. */
+static cudaError_t post(struct ag_backend *b, unsigned op, const struct ag_wbuf *req,
+			const void *data, size_t dlen)
+{
+	char err[128];
+	uint64_t id;
+	int dead;
+
+	pthread_mutex_lock(&b->lock);
+	id = ++b->next_id;
+	dead = b->dead;
+	pthread_mutex_unlock(&b->lock);
+	if (dead)
+		return lost(b);
+	if (ag_conn_send(&b->conn, op, AG_F_NOREPLY, id, req->p, req->len, data, dlen,
+			 err, sizeof(err))) {
+		set_dead(b, err);
+		return lost(b);
+	}
+	return cudaSuccess;
+}
+
+/* Sends a request and waits for its reply; on success r reads the result
+ * fields and the caller calls call_end(c).  DATA frames land in dst. */
+static cudaError_t call_io(struct ag_backend *b, struct call *c, unsigned op,
+			   const struct ag_wbuf *req, const void *data, size_t dlen,
+			   void *dst, uint64_t dstlen, struct ag_rbuf *r)
+{
+	char err[128];
+	cudaError_t e;
+	struct call **pp;
+	int dead;
+
+	memset(c, 0, sizeof(*c));
+	c->dst = dst;
+	c->dstlen = dstlen;
+	pthread_mutex_lock(&b->lock);
+	c->id = ++b->next_id;
+	c->next = b->calls;
+	b->calls = c;
+	dead = b->dead;
+	pthread_mutex_unlock(&b->lock);
+	if (!dead && ag_conn_send(&b->conn, op, 0, c->id, req->p, req->len, data, dlen,
+				     err, sizeof(err)))
+		set_dead(b, err);
+	pthread_mutex_lock(&b->lock);
+	while (!c->done && !b->dead)
+		pthread_cond_wait(&b->cond, &b->lock);
+	for (pp = &b->calls; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (!c->done)
+		return lost(b);
+	ag_rbuf_init(r, c->reply, c->len);
+	e = (cudaError_t)ag_get_u32(r);
+	ag_get_str(r, b->msg, sizeof(b->msg));
+	if (r->bad) {
+		snprintf(b->msg, sizeof(b->msg), "anygpu server %s: malformed %s reply",
+			 b->server, ag_op_name(op));
+		e = cudaErrorUnknown;
+	}
+	return e;
+}
+
+static void call_end(struct call *c)
+{
+	free(c->reply);
+	c->reply = NULL;
+}
+
+/* A request whose reply carries only the error. */
+static cudaError_t call_simple(struct ag_backend *b, unsigned op, struct ag_wbuf *req)
+{
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e = call_io(b, &c, op, req, NULL, 0, NULL, 0, &r);
+
+	call_end(&c);
+	ag_wbuf_free(req);
+	return e;
+}
+
+/* A request whose reply carries one u32 handle. */
+static cudaError_t call_handle(struct ag_backend *b, unsigned op, struct ag_wbuf *req,
+			       const void *data, size_t dlen, uint32_t *h)
+{
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e = call_io(b, &c, op, req, data, dlen, NULL, 0, &r);
+
+	*h = e == cudaSuccess ? ag_get_u32(&r) : 0;
+	if (e == cudaSuccess && (r.bad || !*h))
+		e = cudaErrorUnknown;
+	call_end(&c);
+	ag_wbuf_free(req);
+	return e;
+}
+
+/* The async flag decides between posting and waiting. */
+static cudaError_t send_op(struct ag_backend *b, unsigned op, struct ag_wbuf *req, int async)
+{
+	cudaError_t e;
+
+	if (!async)
+		return call_simple(b, op, req);
+	e = post(b, op, req, NULL, 0);
+	ag_wbuf_free(req);
+	return e;
+}
+
+static cudaError_t hello(struct ag_backend *b)
+{
+	struct ag_wbuf w = { 0 };
+	struct ag_frame_hdr h;
+	struct ag_rbuf r;
+	uint8_t *payload = NULL;
+	const char *token = getenv("ANYGPU_TOKEN");
+	char err[200];
+	cudaError_t e = cudaErrorDevicesUnavailable;
+
+	ag_put_u32(&w, AG_PROTO_MAGIC);
+	ag_put_u32(&w, AG_PROTO_VERSION);
+	ag_put_str(&w, token);
+	if (ag_conn_send(&b->conn, AG_OP_HELLO, 0, 0, w.p, w.len, NULL, 0, err, sizeof(err)) ||
+	    ag_conn_recv(&b->conn, &h, &payload, err, sizeof(err))) {
+		snprintf(b->msg, sizeof(b->msg), "anygpu server %s: no answer to hello%s%s",
+			 b->server, payload ? "" : ": ", payload ? "" : err);
+		goto out;
+	}
+	ag_rbuf_init(&r, payload, h.len);
+	e = (cudaError_t)ag_get_u32(&r);
+	ag_get_str(&r, err, sizeof(err));
+	if (h.op != AG_OP_REPLY || r.bad) {
+		snprintf(b->msg, sizeof(b->msg), "anygpu server %s: not an anygpu server", b->server);
+		e = cudaErrorDevicesUnavailable;
+	} else if (e != cudaSuccess) {
+		snprintf(b->msg, sizeof(b->msg), "anygpu server %s refused the session: %s",
+			 b->server, err);
+	}
+out:
+	free(payload);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+static cudaError_t fetch_info(struct ag_backend *b)
+{
+	struct ag_wbuf w = { 0 };
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e = call_io(b, &c, AG_OP_INFO, &w, NULL, 0, NULL, 0, &r);
+
+	if (e == cudaSuccess) {
+		ag_get_info(&r, &b->info);
+		if (ag_rbuf_done(&r))
+			e = cudaErrorUnknown;
+	}
+	call_end(&c);
+	return e;
+}
+
+static void remote_close(struct ag_backend *b);
+
+static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
+			       struct ag_backend **out)
+{
+	struct ag_backend *b;
+	char err[256];
+	int fd;
+	cudaError_t e;
+
+	*out = NULL;
+	if (ordinal < 0 || ordinal >= server_list(-1, NULL, 0))
+		return cudaErrorInvalidDevice;
+	b = xcalloc(1, sizeof(*b));
+	server_list(ordinal, b->server, sizeof(b->server));
+	if (args) {
+		b->print = args->print;
+		b->print_ctx = args->print_ctx;
+	}
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	fd = ag_net_connect(b->server, err, sizeof(err));
+	ag_conn_init(&b->conn, fd);
+	if (fd < 0) {
+		fprintf(stderr, "anygpu: remote device %d: %s\n", ordinal, err);
+		remote_close(b);
+		return cudaErrorDevicesUnavailable;
+	}
+	e = hello(b);
+	if (e == cudaSuccess) {
+		b->reader_started = pthread_create(&b->reader, NULL, reader_main, b) == 0;
+		e = b->reader_started ? fetch_info(b) : cudaErrorOperatingSystem;
+	} else {
+		b->dead = 1;
+	}
+	if (e != cudaSuccess) {
+		fprintf(stderr, "anygpu: remote device %d: %s\n", ordinal, b->msg);
+		remote_close(b);
+		return e;
+	}
+	*out = b;
+	return cudaSuccess;
+}
+
+static void remote_close(struct ag_backend *b)
+{
+	if (b->reader_started) {
+		/* The reader sees the end of the stream and stops. */
+		shutdown(b->conn.fd, SHUT_RDWR);
+		pthread_join(b->reader, NULL);
+	}
+	ag_conn_close(&b->conn);
+	while (b->hostfns) {
+		struct hostfn *f = b->hostfns;
+
+		b->hostfns = f->next;
+		free(f);
+	}
+	while (b->funcs) {
+		struct ag_func *f = b->funcs;
+
+		b->funcs = f->next;
+		free(f->params);
+		free(f->name);
+		free(f);
+	}
+	pthread_cond_destroy(&b->cond);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+static const char *remote_last_message(struct ag_backend *b)
+{
+	return b->msg;
+}
+
+static cudaError_t remote_info(struct ag_backend *b, struct ag_device_info *out)
+{
+	*out = b->info;
+	return cudaSuccess;
+}
+
+static cudaError_t remote_mem_info(struct ag_backend *b, uint64_t *free_b, uint64_t *total)
+{
+	struct ag_wbuf w = { 0 };
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e = call_io(b, &c, AG_OP_MEM_INFO, &w, NULL, 0, NULL, 0, &r);
+
+	*free_b = ag_get_u64(&r);
+	*total = ag_get_u64(&r);
+	call_end(&c);
+	return e;
+}
+
+static cudaError_t remote_synchronize(struct ag_backend *b)
+{
+	struct ag_wbuf w = { 0 };
+
+	return call_simple(b, AG_OP_SYNCHRONIZE, &w);
+}
+
+static cudaError_t remote_mem_alloc(struct ag_backend *b, uint64_t size,
+				    enum ag_mem_kind kind, ag_dptr *out)
+{
+	struct ag_wbuf w = { 0 };
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e;
+
+	ag_put_u64(&w, size);
+	ag_put_u32(&w, kind);
+	e = call_io(b, &c, AG_OP_MEM_ALLOC, &w, NULL, 0, NULL, 0, &r);
+	*out = e == cudaSuccess ? ag_get_u64(&r) : 0;
+	call_end(&c);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+static cudaError_t remote_mem_free(struct ag_backend *b, ag_dptr p)
+{
+	struct ag_wbuf w = { 0 };
+
+	ag_put_u64(&w, p);
+	return call_simple(b, AG_OP_MEM_FREE, &w);
+}
+
+static void *remote_host_ptr(struct ag_backend *b, ag_dptr p)
+{
+	return NULL;
+}
+
+/* Host to device: chunks follow each other without waiting (TCP carries
+ * them as one pipelined stream); a synchronous copy waits for the last. */
+static cudaError_t remote_copy_htod(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,
+				    const void *src, uint64_t n, enum ag_host_kind hk, int async)
+{
+	uint64_t off = 0;
+	cudaError_t e = cudaSuccess;
+
+	do {
+		uint64_t len = n - off < AG_PROTO_CHUNK ? n - off : AG_PROTO_CHUNK;
+		int last = off + len == n;
+		struct ag_wbuf w = { 0 };
+
+		ag_put_u32(&w, handle_of(s));
+		ag_put_u64(&w, dst + off);
+		ag_put_u32(&w, async || !last);
+		if (last && !async) {
+			struct call c;
+			struct ag_rbuf r;
+
+			e = call_io(b, &c, AG_OP_COPY_HTOD, &w, (const char *)src + off, len,
+				    NULL, 0, &r);
+			call_end(&c);
+		} else {
+			e = post(b, AG_OP_COPY_HTOD, &w, (const char *)src + off, len);
+		}
+		ag_wbuf_free(&w);
+		off += len;
+	} while (off < n && e == cudaSuccess);
+	return e;
+}
+
+/* Device to host waits for the data even when async: the server streams it
+ * back in DATA frames as soon as the stream reaches the copy. */
+static cudaError_t remote_copy_dtoh(struct ag_backend *b, struct ag_stream *s, void *dst,
+				    ag_dptr src, uint64_t n, enum ag_host_kind hk, int async)
+{
+	struct ag_wbuf w = { 0 };
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e;
+
+	ag_put_u32(&w, handle_of(s));
+	ag_put_u64(&w, src);
+	ag_put_u64(&w, n);
+	ag_put_u32(&w, !!async);
+	e = call_io(b, &c, AG_OP_COPY_DTOH, &w, NULL, 0, dst, n, &r);
+	call_end(&c);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+static cudaError_t remote_copy_dtod(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,
+				    ag_dptr src, uint64_t n, int async)
+{
+	struct ag_wbuf w = { 0 };
+
+	ag_put_u32(&w, handle_of(s));
+	ag_put_u64(&w, dst);
+	ag_put_u64(&w, src);
+	ag_put_u64(&w, n);
+	ag_put_u32(&w, !!async);
+	return send_op(b, AG_OP_COPY_DTOD, &w, async);
+}
+
+static cudaError_t remote_memset(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,
+				 int value, uint64_t n, int async)
+{
+	struct ag_wbuf w = { 0 };
+
+	ag_put_u32(&w, handle_of(s));
+	ag_put_u64(&w, dst);
+	ag_put_u32(&w, (uint32_t)value);
+	ag_put_u64(&w, n);
+	ag_put_u32(&w, !!async);
+	return send_op(b, AG_OP_MEMSET, &w, async);
+}
+
+static cudaError_t remote_module_load(struct ag_backend *b, const void *image, uint64_t size,
+				      struct ag_module **out)
+{
+	struct ag_wbuf w = { 0 };
+	uint32_t h;
+	cudaError_t e;
+
+	if (size > AG_PROTO_MAX_PAYLOAD) {
+		snprintf(b->msg, sizeof(b->msg), "module image of %llu bytes exceeds the "
+			 "protocol's %u-byte frame", (unsigned long long)size, AG_PROTO_MAX_PAYLOAD);
+		return cudaErrorInvalidValue;
+	}
+	e = call_handle(b, AG_OP_MODULE_LOAD, &w, image, size, &h);
+	*out = handle_ptr(h);
+	return e;
+}
+
+static cudaError_t remote_module_unload(struct ag_backend *b, struct ag_module *m)
+{
+	struct ag_wbuf w = { 0 };
+
+	ag_put_u32(&w, handle_of(m));
+	return call_simple(b, AG_OP_MODULE_UNLOAD, &w);
+}
+
+static struct ag_func *find_func(struct ag_backend *b, uint32_t h)
+{
+	for (struct ag_func *f = b->funcs; f; f = f->next)
+		if (f->h == h)
+			return f;
+	return NULL;
+}
+
+/* The reply of MODULE_FUNC: handle, then the function's layout. */
+static struct ag_func *read_func(struct ag_backend *b, struct ag_rbuf *r)
+{
+	struct ag_func *f = xcalloc(1, sizeof(*f)), *old;
+	char name[AG_PROTO_MAX_STR + 1];
+	uint32_t n;
+
+	f->h = ag_get_u32(r);
+	ag_get_str(r, name, sizeof(name));
+	n = ag_get_u32(r);
+	if (n > ag_rbuf_left(r) / 12)
+		r->bad = 1;
+	f->params = xcalloc(r->bad ? 1 : n + 1, sizeof(*f->params));
+	for (uint32_t i = 0; !r->bad && i < n; i++) {
+		f->params[i].offset = ag_get_u32(r);
+		f->params[i].size = ag_get_u32(r);
+		f->params[i].align = ag_get_u32(r);
+	}
+	f->info.nparams = r->bad ? 0 : n;
+	f->info.param_bytes = ag_get_u32(r);
+	f->info.max_threads = ag_get_u32(r);
+	f->info.static_shared = ag_get_u32(r);
+	f->info.local_bytes = ag_get_u32(r);
+	f->info.nregs = ag_get_u32(r);
+	f->info.ptx_version = ag_get_u32(r);
+	f->info.binary_version = ag_get_u32(r);
+	f->name = xstrdup(name);
+	f->info.name = f->name;
+	f->info.params = f->params;
+	old = find_func(b, f->h);
+	if (ag_rbuf_done(r) || !f->h || old) {
+		free(f->params);
+		free(f->name);
+		free(f);
+		return ag_rbuf_done(r) ? NULL : old;
+	}
+	f->next = b->funcs;
+	b->funcs = f;
+	return f;
+}
+
+static cudaError_t remote_module_func(struct ag_backend *b, struct ag_module *m,
+				      const char *name, struct ag_func **out,
+				      const struct ag_func_info **info)
+{
+	struct ag_wbuf w = { 0 };
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e;
+
+	ag_put_u32(&w, handle_of(m));
+	ag_put_str(&w, name);
+	e = call_io(b, &c, AG_OP_MODULE_FUNC, &w, NULL, 0, NULL, 0, &r);
+	if (e == cudaSuccess) {
+		pthread_mutex_lock(&b->lock);
+		*out = read_func(b, &r);
+		pthread_mutex_unlock(&b->lock);
+		if (!*out)
+			e = cudaErrorUnknown;
+		else
+			*info = &(*out)->info;
+	}
+	call_end(&c);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+static cudaError_t remote_module_var(struct ag_backend *b, struct ag_module *m,
+				     const char *name, ag_dptr *addr, uint64_t *size)
+{
+	struct ag_wbuf w = { 0 };
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e;
+
+	ag_put_u32(&w, handle_of(m));
+	ag_put_str(&w, name);
+	e = call_io(b, &c, AG_OP_MODULE_VAR, &w, NULL, 0, NULL, 0, &r);
+	*addr = ag_get_u64(&r);
+	*size = ag_get_u64(&r);
+	call_end(&c);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+/* The configuration errors CUDA reports at the launch itself, checked
+ * here against the cached device limits since the launch is not answered. */
+static cudaError_t check_launch(struct ag_backend *b, const struct ag_func *f,
+				const struct ag_launch_cfg *cfg, uint64_t param_bytes)
+{
+	const struct ag_device_info *d = &b->info;
+	uint64_t threads = (uint64_t)cfg->block[0] * cfg->block[1] * cfg->block[2];
+
+	for (int i = 0; i < 3; i++) {
+		if (!cfg->grid[i] || !cfg->block[i] ||
+		    cfg->block[i] > (uint32_t)d->max_block_dim[i] ||
+		    cfg->grid[i] > (uint32_t)d->max_grid_dim[i])
+			return cudaErrorInvalidConfiguration;
+	}
+	if (threads > (uint64_t)d->max_threads_per_block ||
+	    (f->info.max_threads && threads > f->info.max_threads))
+		return cudaErrorInvalidConfiguration;
+	if (param_bytes != f->info.param_bytes) {
+		snprintf(b->msg, sizeof(b->msg), "%s takes %u parameter bytes, got %llu",
+			 f->name, f->info.param_bytes, (unsigned long long)param_bytes);
+		return cudaErrorInvalidValue;
+	}
+	return cudaSuccess;
+}
+
+static cudaError_t remote_launch(struct ag_backend *b, struct ag_stream *s, struct ag_func *f,
+				 const struct ag_launch_cfg *cfg, const void *params,
+				 uint64_t param_bytes)
+{
+	struct ag_wbuf w = { 0 };
+	cudaError_t e = check_launch(b, f, cfg, param_bytes);
+
+	if (e != cudaSuccess)
+		return e;
+	ag_put_u32(&w, handle_of(s));
+	ag_put_u32(&w, f->h);
+	for (int i = 0; i < 3; i++)
+		ag_put_u32(&w, cfg->grid[i]);
+	for (int i = 0; i < 3; i++)
+		ag_put_u32(&w, cfg->block[i]);
+	ag_put_u32(&w, cfg->shared);
+	ag_put_u32(&w, (uint32_t)cfg->cooperative);
+	e = post(b, AG_OP_LAUNCH, &w, params, param_bytes);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+static cudaError_t remote_stream_create(struct ag_backend *b, unsigned flags, int priority,
+					struct ag_stream **out)
+{
+	struct ag_wbuf w = { 0 };
+	uint32_t h;
+	cudaError_t e;
+
+	ag_put_u32(&w, flags);
+	ag_put_u32(&w, (uint32_t)priority);
+	e = call_handle(b, AG_OP_STREAM_CREATE, &w, NULL, 0, &h);
+	*out = handle_ptr(h);
+	return e;
+}
+
+/* The operations that name one object and are answered with an error. */
+static cudaError_t on_handle(struct ag_backend *b, unsigned op, const void *obj)
+{
+	struct ag_wbuf w = { 0 };
+
+	ag_put_u32(&w, handle_of(obj));
+	return call_simple(b, op, &w);
+}
+
+static cudaError_t remote_stream_destroy(struct ag_backend *b, struct ag_stream *s)
+{
+	return on_handle(b, AG_OP_STREAM_DESTROY, s);
+}
+
+static cudaError_t remote_stream_sync(struct ag_backend *b, struct ag_stream *s)
+{
+	return on_handle(b, AG_OP_STREAM_SYNC, s);
+}
+
+static cudaError_t remote_stream_query(struct ag_backend *b, struct ag_stream *s)
+{
+	return on_handle(b, AG_OP_STREAM_QUERY, s);
+}
+
+/* Posts an operation on two handles (stream waits, event records). */
+static cudaError_t post_pair(struct ag_backend *b, unsigned op, const void *x, const void *y)
+{
+	struct ag_wbuf w = { 0 };
+
+	ag_put_u32(&w, handle_of(x));
+	ag_put_u32(&w, handle_of(y));
+	return send_op(b, op, &w, 1);
+}
+
+static cudaError_t remote_stream_wait_event(struct ag_backend *b, struct ag_stream *s,
+					    struct ag_event *e)
+{
+	return post_pair(b, AG_OP_STREAM_WAIT_EVENT, s, e);
+}
+
+static cudaError_t remote_host_func(struct ag_backend *b, struct ag_stream *s,
+				    void (*fn)(void *), void *data)
+{
+	struct hostfn *f = xmalloc(sizeof(*f));
+	struct ag_wbuf w = { 0 };
+
+	f->fn = fn;
+	f->data = data;
+	pthread_mutex_lock(&b->lock);
+	f->cookie = ++b->next_id;
+	f->next = b->hostfns;
+	b->hostfns = f;
+	pthread_mutex_unlock(&b->lock);
+	ag_put_u32(&w, handle_of(s));
+	ag_put_u64(&w, f->cookie);
+	return send_op(b, AG_OP_HOST_FUNC, &w, 1);
+}
+
+static cudaError_t remote_event_create(struct ag_backend *b, unsigned flags,
+				       struct ag_event **out)
+{
+	struct ag_wbuf w = { 0 };
+	uint32_t h;
+	cudaError_t e;
+
+	ag_put_u32(&w, flags);
+	e = call_handle(b, AG_OP_EVENT_CREATE, &w, NULL, 0, &h);
+	*out = handle_ptr(h);
+	return e;
+}
+
+static cudaError_t remote_event_destroy(struct ag_backend *b, struct ag_event *e)
+{
+	return on_handle(b, AG_OP_EVENT_DESTROY, e);
+}
+
+static cudaError_t remote_event_record(struct ag_backend *b, struct ag_event *e,
+				       struct ag_stream *s)
+{
+	return post_pair(b, AG_OP_EVENT_RECORD, e, s);
+}
+
+static cudaError_t remote_event_sync(struct ag_backend *b, struct ag_event *e)
+{
+	return on_handle(b, AG_OP_EVENT_SYNC, e);
+}
+
+static cudaError_t remote_event_query(struct ag_backend *b, struct ag_event *e)
+{
+	return on_handle(b, AG_OP_EVENT_QUERY, e);
+}
+
+static cudaError_t remote_event_elapsed(struct ag_backend *b, struct ag_event *start,
+					struct ag_event *end, float *ms)
+{
+	struct ag_wbuf w = { 0 };
+	struct call c;
+	struct ag_rbuf r;
+	uint32_t bits;
+	cudaError_t e;
+
+	ag_put_u32(&w, handle_of(start));
+	ag_put_u32(&w, handle_of(end));
+	e = call_io(b, &c, AG_OP_EVENT_ELAPSED, &w, NULL, 0, NULL, 0, &r);
+	bits = ag_get_u32(&r);
+	memcpy(ms, &bits, 4);
+	call_end(&c);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+const struct ag_backend_ops ag_remote_backend = {
+	.name = "remote",
+	.probe = remote_probe,
+	.open = remote_open,
+	.close = remote_close,
+	.last_message = remote_last_message,
+	.info = remote_info,
+	.mem_info = remote_mem_info,
+	.synchronize = remote_synchronize,
+	.mem_alloc = remote_mem_alloc,
+	.mem_free = remote_mem_free,
+	.host_ptr = remote_host_ptr,
+	.copy_htod = remote_copy_htod,
+	.copy_dtoh = remote_copy_dtoh,
+	.copy_dtod = remote_copy_dtod,
+	.memset = remote_memset,
+	.module_load = remote_module_load,
+	.module_unload = remote_module_unload,
+	.module_func = remote_module_func,
+	.module_var = remote_module_var,
+	.launch = remote_launch,
+	.stream_create = remote_stream_create,
+	.stream_destroy = remote_stream_destroy,
+	.stream_sync = remote_stream_sync,
+	.stream_query = remote_stream_query,
+	.stream_wait_event = remote_stream_wait_event,
+	.host_func = remote_host_func,
+	.event_create = remote_event_create,
+	.event_destroy = remote_event_destroy,
+	.event_record = remote_event_record,
+	.event_sync = remote_event_sync,
+	.event_query = remote_event_query,
+	.event_elapsed = remote_event_elapsed,
+};

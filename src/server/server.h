@@ -1,0 +1,56 @@
+/*
+ * server.h - anygpu serve: the daemon (listener, one worker process per
+ * session) and the session worker (a protocol decoder in front of a local
+ * backend).
+ */
+#ifndef AG_SERVER_H
+#define AG_SERVER_H
+
+#include "backend.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decides whether a HELLO's token may open a session: 0 and the session's
+ * memory quota (0: none), or -1 with a reason for the log. */
+typedef int (*ag_auth_fn)(void *ctx, const char *token, uint64_t *mem_limit,
+			  char *why, size_t whylen);
+
+struct ag_session_args {
+	const struct ag_backend_ops *ops;
+	int ordinal;                /* device of the local backend */
+	ag_auth_fn auth;            /* NULL: any token is accepted */
+	void *auth_ctx;
+};
+
+/* Serves one client on fd until the session ends, however it ends; closes
+ * fd and everything the session opened.  Returns 0 when the client ended
+ * it, -1 when it was ended for a fault (malformed frame, failed auth);
+ * reason always says which, and what was freed. */
+int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t len);
+
+struct ag_serve_cfg {
+	const char *listen;         /* "host:port" or NULL */
+	const char *unix_path;      /* NULL: no Unix socket */
+	const char *backend;        /* "cpu", "cuda" */
+	int device;
+	const char *state_dir;      /* tokens.db lives here; NULL: no auth */
+};
+
+/* Runs the daemon until SIGTERM or SIGINT; returns the exit status. */
+int ag_serve(const struct ag_serve_cfg *cfg);
+
+/* Settings from an INI file ([serve] listen, unix, backend, device,
+ * state_dir); strings are strdup'd into cfg and stay for the process's life.
+ * 0, or -1 with err set. */
+int ag_serve_config_load(const char *path, struct ag_serve_cfg *cfg, char *err, size_t errlen);
+
+/* The state directory when none is given: $ANYGPU_STATE_DIR, else
+ * $XDG_STATE_HOME/anygpu, else ~/.local/state/anygpu; created if missing.
+ * 0, or -1 with err set. */
+int ag_state_dir(char *out, size_t outlen, char *err, size_t errlen);
+
+/* "512M", "4G", "1.5GiB", "1000000": bytes.  0, or -1 when malformed. */
+int ag_parse_size(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,867 @@
+/*
+ * session.c - one client session in a worker process: the protocol decoder
+ * in front of a local backend.
+ *
+ * A reader thread takes frames off the socket and queues them (answering
+ * host-function completions itself, since the executor may be blocked
+ * waiting for exactly that); the executor runs requests in arrival order,
+ * which keeps every stream's order.  Nothing the client sends is trusted:
+ * handles are indices into this session's tables, device pointers are
+ * checked against this session's allocations, sizes against their ranges.
+ * A frame that does not decode ends the session with a reason.
+ */
+#include "server/server.h"
+#include "server/tables.h"
+#include "protocol/conn.h"
+#include "util/strbuf.h"
+
+#include <endian.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define MAX_QUEUED (128u << 20)   /* bytes of requests read ahead */
+
+struct qframe {
+	struct qframe *next;
+	struct ag_frame_hdr h;
+	uint8_t *payload;
+};
+
+struct hostfn_call {
+	struct session *s;
+	uint64_t cookie;
+};
+
+struct session {
+	struct ag_conn conn;
+	const struct ag_backend_ops *ops;
+	struct ag_backend *b;
+	struct ag_tables t;
+	char msg[256];                  /* why the current request failed */
+	cudaError_t deferred;           /* first error of an unanswered call */
+	char deferred_msg[256];
+	int fault;                      /* the session must end */
+	char reason[256];
+	uint8_t *chunk;                 /* staging for device-to-host copies */
+
+	pthread_t reader;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct qframe *head, *tail;
+	size_t queued;
+	int reader_done;
+	char reader_why[256];
+	uint64_t *done_cookies;         /* host functions the client finished */
+	size_t ndone, donecap;
+};
+
+typedef cudaError_t (*handler_fn)(struct session *s, const struct ag_frame_hdr *h,
+				  struct ag_rbuf *r, struct ag_wbuf *out);
+
+static cudaError_t malformed(struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static cudaError_t malformed(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->fault) {
+		va_start(ap, fmt);
+		vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
+		va_end(ap);
+		s->fault = 1;
+	}
+	return cudaErrorInvalidValue;
+}
+
+/* Reads a stream handle (0: the legacy stream). */
+static int get_stream(struct session *s, struct ag_rbuf *r, struct ag_stream **out)
+{
+	uint32_t h = ag_get_u32(r);
+
+	*out = NULL;
+	if (!h)
+		return 0;
+	*out = ag_table_get(&s->t.streams, h);
+	return *out ? 0 : -1;
+}
+
+static cudaError_t check_range(struct session *s, ag_dptr p, uint64_t n)
+{
+	if (ag_ranges_find(&s->t, p, n) < 0) {
+		snprintf(s->msg, sizeof(s->msg),
+			 "device range 0x%llx+%llu is not inside an allocation of this session",
+			 (unsigned long long)p, (unsigned long long)n);
+		return cudaErrorInvalidValue;
+	}
+	return cudaSuccess;
+}
+
+#define DECODED(s, r, h) \
+	do { if (ag_rbuf_done(r)) return malformed(s, "malformed %s frame", ag_op_name((h)->op)); } while (0)
+
+static cudaError_t do_info(struct session *s, const struct ag_frame_hdr *h,
+			   struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_device_info d;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	e = s->ops->info(s->b, &d);
+	if (e == cudaSuccess)
+		ag_put_info(out, &d);
+	return e;
+}
+
+static cudaError_t do_mem_info(struct session *s, const struct ag_frame_hdr *h,
+			       struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	uint64_t free_b = 0, total = 0;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	e = s->ops->mem_info(s->b, &free_b, &total);
+	ag_put_u64(out, free_b);
+	ag_put_u64(out, total);
+	return e;
+}
+
+static cudaError_t do_synchronize(struct session *s, const struct ag_frame_hdr *h,
+				  struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	DECODED(s, r, h);
+	return s->ops->synchronize(s->b);
+}
+
+static cudaError_t do_mem_alloc(struct session *s, const struct ag_frame_hdr *h,
+				struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	uint64_t size = ag_get_u64(r);
+	uint32_t kind = ag_get_u32(r);
+	ag_dptr p = 0;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	if (kind != AG_MEM_DEVICE && kind != AG_MEM_MANAGED)
+		return cudaErrorInvalidValue;
+	if (s->t.limit && (size > s->t.limit || s->t.used > s->t.limit - size)) {
+		snprintf(s->msg, sizeof(s->msg),
+			 "allocation of %llu bytes exceeds the session's quota of %llu bytes",
+			 (unsigned long long)size, (unsigned long long)s->t.limit);
+		return cudaErrorMemoryAllocation;
+	}
+	e = s->ops->mem_alloc(s->b, size, kind, &p);
+	if (e == cudaSuccess && p)
+		ag_ranges_add(&s->t, p, size, 0);
+	ag_put_u64(out, p);
+	return e;
+}
+
+static cudaError_t do_mem_free(struct session *s, const struct ag_frame_hdr *h,
+			       struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	ag_dptr p = ag_get_u64(r);
+	long i;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	if (!p)
+		return cudaSuccess;
+	i = ag_ranges_find(&s->t, p, 0);
+	if (i < 0 || s->t.ranges[i].base != p || s->t.ranges[i].module)
+		return cudaErrorInvalidDevicePointer;
+	e = s->ops->mem_free(s->b, p);
+	if (e == cudaSuccess)
+		ag_ranges_del(&s->t, i);
+	return e;
+}
+
+static cudaError_t do_copy_htod(struct session *s, const struct ag_frame_hdr *h,
+				struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+	ag_dptr dst = ag_get_u64(r);
+	uint32_t async = ag_get_u32(r);
+	size_t n = ag_rbuf_left(r);
+	const void *data = ag_get_bytes(r, n);
+
+	DECODED(s, r, h);
+	if (bad)
+		return cudaErrorInvalidResourceHandle;
+	if (!n)
+		return cudaSuccess;
+	if (check_range(s, dst, n))
+		return cudaErrorInvalidValue;
+	return s->ops->copy_htod(s->b, st, dst, data, n, AG_HOST_PAGEABLE, !!async);
+}
+
+/* Streams the range back as DATA frames of the request's id, then the
+ * caller sends the reply. */
+static cudaError_t do_copy_dtoh(struct session *s, const struct ag_frame_hdr *h,
+				struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+	ag_dptr src = ag_get_u64(r);
+	uint64_t n = ag_get_u64(r), off;
+	uint32_t async = ag_get_u32(r);
+	char err[128];
+
+	DECODED(s, r, h);
+	if (bad)
+		return cudaErrorInvalidResourceHandle;
+	if (!n)
+		return cudaSuccess;
+	if (check_range(s, src, n))
+		return cudaErrorInvalidValue;
+	for (off = 0; off < n; off += AG_PROTO_CHUNK) {
+		uint64_t len = n - off < AG_PROTO_CHUNK ? n - off : AG_PROTO_CHUNK;
+		uint64_t le_off = htole64(off);
+		cudaError_t e;
+
+		/* Only the first chunk keeps a synchronous copy's legacy-stream
+		 * semantics; the rest follow on the same stream. */
+		e = s->ops->copy_dtoh(s->b, st, s->chunk, src + off, len, AG_HOST_PAGEABLE,
+				      off ? 1 : !!async);
+		if (e != cudaSuccess)
+			return e;
+		if (ag_conn_send(&s->conn, AG_OP_DATA, 0, h->id, &le_off, 8, s->chunk, len,
+				 err, sizeof(err)))
+			return malformed(s, "client gone during a copy: %s", err);
+	}
+	return cudaSuccess;
+}
+
+static cudaError_t do_copy_dtod(struct session *s, const struct ag_frame_hdr *h,
+				struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+	ag_dptr dst = ag_get_u64(r), src = ag_get_u64(r);
+	uint64_t n = ag_get_u64(r);
+	uint32_t async = ag_get_u32(r);
+
+	DECODED(s, r, h);
+	if (bad)
+		return cudaErrorInvalidResourceHandle;
+	if (!n)
+		return cudaSuccess;
+	if (check_range(s, dst, n) || check_range(s, src, n))
+		return cudaErrorInvalidValue;
+	return s->ops->copy_dtod(s->b, st, dst, src, n, !!async);
+}
+
+static cudaError_t do_memset(struct session *s, const struct ag_frame_hdr *h,
+			     struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+	ag_dptr dst = ag_get_u64(r);
+	int value = (int)ag_get_u32(r);
+	uint64_t n = ag_get_u64(r);
+	uint32_t async = ag_get_u32(r);
+
+	DECODED(s, r, h);
+	if (bad)
+		return cudaErrorInvalidResourceHandle;
+	if (!n)
+		return cudaSuccess;
+	if (check_range(s, dst, n))
+		return cudaErrorInvalidValue;
+	return s->ops->memset(s->b, st, dst, value, n, !!async);
+}
+
+static cudaError_t do_module_load(struct session *s, const struct ag_frame_hdr *h,
+				  struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	size_t n = ag_rbuf_left(r);
+	const void *image = ag_get_bytes(r, n);
+	struct ag_module *m = NULL;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	if (!n)
+		return cudaErrorInvalidValue;
+	e = s->ops->module_load(s->b, image, n, &m);
+	ag_put_u32(out, e == cudaSuccess ? ag_table_add(&s->t.modules, m) : 0);
+	return e;
+}
+
+static cudaError_t do_module_unload(struct session *s, const struct ag_frame_hdr *h,
+				    struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	uint32_t mh = ag_get_u32(r);
+	struct ag_module *m;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	m = ag_table_get(&s->t.modules, mh);
+	if (!m)
+		return cudaErrorInvalidResourceHandle;
+	e = s->ops->module_unload(s->b, m);
+	if (e == cudaSuccess)
+		ag_tables_drop_module(&s->t, mh);
+	return e;
+}
+
+static cudaError_t do_module_func(struct session *s, const struct ag_frame_hdr *h,
+				  struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	uint32_t mh = ag_get_u32(r);
+	char name[AG_PROTO_MAX_STR + 1];
+	struct ag_module *m;
+	struct ag_func *f = NULL;
+	const struct ag_func_info *fi = NULL;
+	cudaError_t e;
+
+	ag_get_str(r, name, sizeof(name));
+	DECODED(s, r, h);
+	m = ag_table_get(&s->t.modules, mh);
+	if (!m)
+		return cudaErrorInvalidResourceHandle;
+	e = s->ops->module_func(s->b, m, name, &f, &fi);
+	if (e != cudaSuccess)
+		return e;
+	ag_put_u32(out, ag_tables_add_func(&s->t, f, fi, mh));
+	ag_put_str(out, fi->name);
+	ag_put_u32(out, fi->nparams);
+	for (uint32_t i = 0; i < fi->nparams; i++) {
+		ag_put_u32(out, fi->params[i].offset);
+		ag_put_u32(out, fi->params[i].size);
+		ag_put_u32(out, fi->params[i].align);
+	}
+	ag_put_u32(out, fi->param_bytes);
+	ag_put_u32(out, fi->max_threads);
+	ag_put_u32(out, fi->static_shared);
+	ag_put_u32(out, fi->local_bytes);
+	ag_put_u32(out, fi->nregs);
+	ag_put_u32(out, fi->ptx_version);
+	ag_put_u32(out, fi->binary_version);
+	return cudaSuccess;
+}
+
+static cudaError_t do_module_var(struct session *s, const struct ag_frame_hdr *h,
+				 struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	uint32_t mh = ag_get_u32(r);
+	char name[AG_PROTO_MAX_STR + 1];
+	struct ag_module *m;
+	ag_dptr addr = 0;
+	uint64_t size = 0;
+	cudaError_t e;
+
+	ag_get_str(r, name, sizeof(name));
+	DECODED(s, r, h);
+	m = ag_table_get(&s->t.modules, mh);
+	if (!m)
+		return cudaErrorInvalidResourceHandle;
+	e = s->ops->module_var(s->b, m, name, &addr, &size);
+	if (e != cudaSuccess)
+		return e;
+	/* Copies to and from the variable are then checked like any other. */
+	if (ag_ranges_find(&s->t, addr, size) < 0)
+		ag_ranges_add(&s->t, addr, size, mh);
+	ag_put_u64(out, addr);
+	ag_put_u64(out, size);
+	return cudaSuccess;
+}
+
+static cudaError_t do_launch(struct session *s, const struct ag_frame_hdr *h,
+			     struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+	uint32_t fh = ag_get_u32(r);
+	struct ag_launch_cfg cfg;
+	const struct ag_sfunc *f;
+	size_t n;
+	const void *params;
+
+	for (int i = 0; i < 3; i++)
+		cfg.grid[i] = ag_get_u32(r);
+	for (int i = 0; i < 3; i++)
+		cfg.block[i] = ag_get_u32(r);
+	cfg.shared = ag_get_u32(r);
+	cfg.cooperative = (int)ag_get_u32(r);
+	n = ag_rbuf_left(r);
+	params = ag_get_bytes(r, n);
+	DECODED(s, r, h);
+	f = ag_table_get(&s->t.funcs, fh);
+	if (bad || !f)
+		return cudaErrorInvalidResourceHandle;
+	if (n != f->info->param_bytes) {
+		snprintf(s->msg, sizeof(s->msg),
+			 "launch of %s with %zu parameter bytes, the kernel takes %u",
+			 f->info->name, n, f->info->param_bytes);
+		return cudaErrorInvalidValue;
+	}
+	return s->ops->launch(s->b, st, f->f, &cfg, params, n);
+}
+
+/* Streams and events are made and destroyed alike. */
+static cudaError_t do_create(struct session *s, const struct ag_frame_hdr *h,
+			     struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	int stream = h->op == AG_OP_STREAM_CREATE;
+	uint32_t flags = ag_get_u32(r);
+	int prio = stream ? (int)ag_get_u32(r) : 0;
+	struct ag_stream *st = NULL;
+	struct ag_event *ev = NULL;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	if (stream)
+		e = s->ops->stream_create(s->b, flags, prio, &st);
+	else
+		e = s->ops->event_create(s->b, flags, &ev);
+	if (e != cudaSuccess)
+		return e;
+	ag_put_u32(out, stream ? ag_table_add(&s->t.streams, st) : ag_table_add(&s->t.events, ev));
+	return e;
+}
+
+static cudaError_t do_destroy(struct session *s, const struct ag_frame_hdr *h,
+			      struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	int stream = h->op == AG_OP_STREAM_DESTROY;
+	struct ag_table *t = stream ? &s->t.streams : &s->t.events;
+	uint32_t handle = ag_get_u32(r);
+	void *obj;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	obj = ag_table_get(t, handle);
+	if (!obj)
+		return cudaErrorInvalidResourceHandle;
+	e = stream ? s->ops->stream_destroy(s->b, obj) : s->ops->event_destroy(s->b, obj);
+	if (e == cudaSuccess)
+		ag_table_del(t, handle);
+	return e;
+}
+
+static cudaError_t do_stream_sync(struct session *s, const struct ag_frame_hdr *h,
+				  struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+
+	DECODED(s, r, h);
+	if (bad)
+		return cudaErrorInvalidResourceHandle;
+	return h->op == AG_OP_STREAM_SYNC ? s->ops->stream_sync(s->b, st)
+					  : s->ops->stream_query(s->b, st);
+}
+
+static cudaError_t do_stream_wait_event(struct session *s, const struct ag_frame_hdr *h,
+					struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+	struct ag_event *ev = ag_table_get(&s->t.events, ag_get_u32(r));
+
+	DECODED(s, r, h);
+	if (bad || !ev)
+		return cudaErrorInvalidResourceHandle;
+	return s->ops->stream_wait_event(s->b, st, ev);
+}
+
+static int cookie_done(struct session *s, uint64_t cookie)
+{
+	for (size_t i = 0; i < s->ndone; i++) {
+		if (s->done_cookies[i] == cookie) {
+			s->done_cookies[i] = s->done_cookies[--s->ndone];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* On a backend thread, when the stream reaches the host function: the
+ * client runs it, and the stream goes on only once it has. */
+static void run_client_hostfn(void *data)
+{
+	struct hostfn_call *c = data;
+	struct session *s = c->s;
+	char err[128];
+
+	if (ag_conn_send(&s->conn, AG_OP_HOSTFN, 0, c->cookie, NULL, 0, NULL, 0,
+			 err, sizeof(err)) == 0) {
+		pthread_mutex_lock(&s->lock);
+		while (!cookie_done(s, c->cookie) && !s->reader_done)
+			pthread_cond_wait(&s->cond, &s->lock);
+		pthread_mutex_unlock(&s->lock);
+	}
+	free(c);
+}
+
+static cudaError_t do_host_func(struct session *s, const struct ag_frame_hdr *h,
+				struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+	uint64_t cookie = ag_get_u64(r);
+	struct hostfn_call *c;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	if (bad)
+		return cudaErrorInvalidResourceHandle;
+	c = xmalloc(sizeof(*c));
+	c->s = s;
+	c->cookie = cookie;
+	e = s->ops->host_func(s->b, st, run_client_hostfn, c);
+	if (e != cudaSuccess)
+		free(c);
+	return e;
+}
+
+static cudaError_t do_event_record(struct session *s, const struct ag_frame_hdr *h,
+				   struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_event *ev = ag_table_get(&s->t.events, ag_get_u32(r));
+	struct ag_stream *st;
+	int bad = get_stream(s, r, &st);
+
+	DECODED(s, r, h);
+	if (bad || !ev)
+		return cudaErrorInvalidResourceHandle;
+	return s->ops->event_record(s->b, ev, st);
+}
+
+static cudaError_t do_event_sync(struct session *s, const struct ag_frame_hdr *h,
+				 struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_event *ev = ag_table_get(&s->t.events, ag_get_u32(r));
+
+	DECODED(s, r, h);
+	if (!ev)
+		return cudaErrorInvalidResourceHandle;
+	return h->op == AG_OP_EVENT_SYNC ? s->ops->event_sync(s->b, ev)
+					 : s->ops->event_query(s->b, ev);
+}
+
+static cudaError_t do_event_elapsed(struct session *s, const struct ag_frame_hdr *h,
+				    struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_event *a = ag_table_get(&s->t.events, ag_get_u32(r));
+	struct ag_event *z = ag_table_get(&s->t.events, ag_get_u32(r));
+	float ms = 0;
+	uint32_t bits;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	if (!a || !z)
+		return cudaErrorInvalidResourceHandle;
+	e = s->ops->event_elapsed(s->b, a, z, &ms);
+	memcpy(&bits, &ms, 4);
+	ag_put_u32(out, bits);
+	return e;
+}
+
+static cudaError_t do_status(struct session *s, const struct ag_frame_hdr *h,
+			     struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	DECODED(s, r, h);
+	ag_put_u64(out, ag_ranges_allocs(&s->t));
+	ag_put_u64(out, s->t.used);
+	ag_put_u64(out, s->t.limit);
+	return cudaSuccess;
+}
+
+/* Requests after which the client learns errors of earlier unanswered
+ * calls, as CUDA reports asynchronous errors at synchronising calls. */
+#define SYNCS 1u
+
+static const struct {
+	handler_fn fn;
+	unsigned flags;
+} handlers[AG_OP_REQUEST_END] = {
+	[AG_OP_INFO] = { do_info, 0 },
+	[AG_OP_MEM_INFO] = { do_mem_info, 0 },
+	[AG_OP_SYNCHRONIZE] = { do_synchronize, SYNCS },
+	[AG_OP_MEM_ALLOC] = { do_mem_alloc, 0 },
+	[AG_OP_MEM_FREE] = { do_mem_free, SYNCS },
+	[AG_OP_COPY_HTOD] = { do_copy_htod, SYNCS },
+	[AG_OP_COPY_DTOH] = { do_copy_dtoh, SYNCS },
+	[AG_OP_COPY_DTOD] = { do_copy_dtod, SYNCS },
+	[AG_OP_MEMSET] = { do_memset, SYNCS },
+	[AG_OP_MODULE_LOAD] = { do_module_load, 0 },
+	[AG_OP_MODULE_UNLOAD] = { do_module_unload, 0 },
+	[AG_OP_MODULE_FUNC] = { do_module_func, 0 },
+	[AG_OP_MODULE_VAR] = { do_module_var, 0 },
+	[AG_OP_LAUNCH] = { do_launch, 0 },
+	[AG_OP_STREAM_CREATE] = { do_create, 0 },
+	[AG_OP_STREAM_DESTROY] = { do_destroy, 0 },
+	[AG_OP_STREAM_SYNC] = { do_stream_sync, SYNCS },
+	[AG_OP_STREAM_QUERY] = { do_stream_sync, SYNCS },
+	[AG_OP_STREAM_WAIT_EVENT] = { do_stream_wait_event, 0 },
+	[AG_OP_HOST_FUNC] = { do_host_func, 0 },
+	[AG_OP_EVENT_CREATE] = { do_create, 0 },
+	[AG_OP_EVENT_DESTROY] = { do_destroy, 0 },
+	[AG_OP_EVENT_RECORD] = { do_event_record, 0 },
+	[AG_OP_EVENT_SYNC] = { do_event_sync, SYNCS },
+	[AG_OP_EVENT_QUERY] = { do_event_sync, SYNCS },
+	[AG_OP_EVENT_ELAPSED] = { do_event_elapsed, 0 },
+	[AG_OP_STATUS] = { do_status, 0 },
+};
+
+static const char *error_message(struct session *s, cudaError_t e)
+{
+	const char *m;
+
+	if (e == cudaSuccess)
+		return NULL;
+	if (s->msg[0])
+		return s->msg;
+	m = s->ops->last_message(s->b);
+	return m && m[0] ? m : NULL;
+}
+
+/* Runs one request and answers it unless it asked for no answer. */
+static void dispatch(struct session *s, const struct ag_frame_hdr *h, const uint8_t *payload)
+{
+	struct ag_rbuf r;
+	struct ag_wbuf out = { 0 }, head = { 0 };
+	cudaError_t e;
+	char err[128];
+
+	if (h->op >= AG_OP_REQUEST_END || !handlers[h->op].fn) {
+		malformed(s, "unexpected %s frame", ag_op_name(h->op));
+		return;
+	}
+	ag_rbuf_init(&r, payload, h->len);
+	s->msg[0] = '\0';
+	e = handlers[h->op].fn(s, h, &r, &out);
+	if (s->fault)
+		goto done;
+	if (h->flags & AG_F_NOREPLY) {
+		if (e != cudaSuccess && s->deferred == cudaSuccess) {
+			const char *m = error_message(s, e);
+
+			s->deferred = e;
+			snprintf(s->deferred_msg, sizeof(s->deferred_msg), "%s", m ? m : "");
+		}
+		goto done;
+	}
+	if (e == cudaSuccess && s->deferred != cudaSuccess && (handlers[h->op].flags & SYNCS)) {
+		e = s->deferred;
+		s->deferred = cudaSuccess;
+		memcpy(s->msg, s->deferred_msg, sizeof(s->msg));
+	}
+	ag_put_u32(&head, (uint32_t)e);
+	ag_put_str(&head, error_message(s, e));
+	if (ag_conn_send(&s->conn, AG_OP_REPLY, 0, h->id, head.p, head.len, out.p, out.len,
+			 err, sizeof(err)))
+		malformed(s, "client gone: %s", err);
+done:
+	ag_wbuf_free(&out);
+	ag_wbuf_free(&head);
+}
+
+static void *reader_main(void *arg)
+{
+	struct session *s = arg;
+	struct ag_frame_hdr h;
+	uint8_t *payload;
+	char why[200];
+	int rc;
+
+	for (;;) {
+		rc = ag_conn_recv(&s->conn, &h, &payload, why, sizeof(why));
+		if (rc == 0 && h.op == AG_OP_HOSTFN_DONE && !h.len) {
+			pthread_mutex_lock(&s->lock);
+			if (s->ndone == s->donecap) {
+				s->donecap = s->donecap * 2 + 8;
+				s->done_cookies = xrealloc(s->done_cookies,
+							   s->donecap * sizeof(uint64_t));
+			}
+			s->done_cookies[s->ndone++] = h.id;
+			pthread_cond_broadcast(&s->cond);
+			pthread_mutex_unlock(&s->lock);
+			continue;
+		}
+		if (rc)
+			break;
+		struct qframe *q = xmalloc(sizeof(*q));
+		q->next = NULL;
+		q->h = h;
+		q->payload = payload;
+		pthread_mutex_lock(&s->lock);
+		while (s->queued > MAX_QUEUED && !s->fault)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (s->tail)
+			s->tail->next = q;
+		else
+			s->head = q;
+		s->tail = q;
+		s->queued += h.len;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_lock(&s->lock);
+	if (rc == 1)
+		snprintf(s->reader_why, sizeof(s->reader_why), "client closed");
+	else
+		snprintf(s->reader_why, sizeof(s->reader_why), "%s", why);
+	s->reader_done = rc == 1 ? 1 : 2;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* The next request, or NULL once the reader has stopped and the queue is
+ * empty. */
+static struct qframe *next_request(struct session *s)
+{
+	struct qframe *q;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->head && !s->reader_done)
+		pthread_cond_wait(&s->cond, &s->lock);
+	q = s->head;
+	if (q) {
+		s->head = q->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->queued -= q->h.len;
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return q;
+}
+
+static void print_to_client(void *ctx, const char *text, size_t len)
+{
+	struct session *s = ctx;
+	char err[128];
+
+	while (len) {
+		size_t n = len < AG_PROTO_CHUNK ? len : AG_PROTO_CHUNK;
+
+		if (ag_conn_send(&s->conn, AG_OP_PRINT, 0, 0, text, n, NULL, 0, err, sizeof(err)))
+			return;
+		text += n;
+		len -= n;
+	}
+}
+
+/* HELLO: version and token.  0 with the session's quota, or -1 with the
+ * reason in s->reason (the client has been told why). */
+static int greet(struct session *s, const struct ag_session_args *a, uint64_t *limit)
+{
+	struct ag_frame_hdr h;
+	uint8_t *payload;
+	struct ag_rbuf r;
+	struct ag_wbuf out = { 0 };
+	char token[AG_PROTO_MAX_STR + 1], err[200], why[200] = "";
+	uint32_t magic, version;
+	cudaError_t e = cudaSuccess;
+	int rc;
+
+	rc = ag_conn_recv(&s->conn, &h, &payload, err, sizeof(err));
+	if (rc) {
+		snprintf(s->reason, sizeof(s->reason), "no hello: %s",
+			 rc == 1 ? "client closed" : err);
+		return -1;
+	}
+	ag_rbuf_init(&r, payload, h.len);
+	magic = ag_get_u32(&r);
+	version = ag_get_u32(&r);
+	ag_get_str(&r, token, sizeof(token));
+	if (h.op != AG_OP_HELLO || magic != AG_PROTO_MAGIC || ag_rbuf_left(&r)) {
+		free(payload);
+		snprintf(s->reason, sizeof(s->reason), "not an anygpu client (first frame %s)",
+			 ag_op_name(h.op));
+		return -1;
+	}
+	free(payload);
+	*limit = 0;
+	if (version != AG_PROTO_VERSION) {
+		snprintf(why, sizeof(why), "protocol version %u, this server speaks %u",
+			 version, AG_PROTO_VERSION);
+		e = cudaErrorInsufficientDriver;
+	} else if (a->auth && a->auth(a->auth_ctx, token, limit, why, sizeof(why))) {
+		e = cudaErrorNotPermitted;
+	}
+	ag_put_u32(&out, (uint32_t)e);
+	ag_put_str(&out, why[0] ? why : NULL);
+	ag_put_u32(&out, AG_PROTO_VERSION);
+	ag_conn_send(&s->conn, AG_OP_REPLY, 0, h.id, out.p, out.len, NULL, 0, err, sizeof(err));
+	ag_wbuf_free(&out);
+	if (e != cudaSuccess) {
+		snprintf(s->reason, sizeof(s->reason), "refused: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+static void serve_requests(struct session *s)
+{
+	struct qframe *q;
+
+	pthread_create(&s->reader, NULL, reader_main, s);
+	while (!s->fault && (q = next_request(s))) {
+		dispatch(s, &q->h, q->payload);
+		free(q->payload);
+		free(q);
+	}
+	/* Wake the reader if it waits for room, and make it stop reading. */
+	pthread_mutex_lock(&s->lock);
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	shutdown(s->conn.fd, SHUT_RDWR);
+	pthread_join(s->reader, NULL);
+	while ((q = s->head)) {
+		s->head = q->next;
+		free(q->payload);
+		free(q);
+	}
+	if (!s->fault)
+		snprintf(s->reason, sizeof(s->reason), "%s", s->reader_why);
+	if (s->reader_done == 2)
+		s->fault = 1;
+}
+
+int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t len)
+{
+	struct session s = { .ops = a->ops };
+	struct ag_open_args oa = { .print = print_to_client, .print_ctx = &s };
+	uint64_t allocs, used;
+	cudaError_t e;
+
+	ag_conn_init(&s.conn, fd);
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.cond, NULL);
+	ag_tables_init(&s.t);
+	if (greet(&s, a, &oa.mem_limit) == 0) {
+		s.t.limit = oa.mem_limit;
+		e = a->ops->open(a->ordinal, &oa, &s.b);
+		if (e == cudaSuccess) {
+			s.chunk = xmalloc(AG_PROTO_CHUNK);
+			serve_requests(&s);
+		} else {
+			snprintf(s.reason, sizeof(s.reason), "%s backend failed to open: error %d",
+				 a->ops->name, (int)e);
+			s.fault = 1;
+		}
+	} else {
+		s.fault = 1;
+	}
+	allocs = ag_ranges_allocs(&s.t);
+	used = s.t.used;
+	if (s.b)
+		a->ops->close(s.b);
+	snprintf(reason, len, "%s; freed %llu allocation%s (%llu bytes)", s.reason,
+		 (unsigned long long)allocs, allocs == 1 ? "" : "s", (unsigned long long)used);
+	free(s.chunk);
+	free(s.done_cookies);
+	ag_tables_free(&s.t);
+	ag_conn_close(&s.conn);
+	pthread_cond_destroy(&s.cond);
+	pthread_mutex_destroy(&s.lock);
+	return s.fault ? -1 : 0;
+}

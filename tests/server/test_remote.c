@@ -1,0 +1,272 @@
+/*
+ * test_remote.c - the remote backend against a real anygpu serve daemon
+ * (cpu backend, Unix socket in a temporary directory), through backend.h
+ * only: memory, bulk copies across chunk boundaries, memset, streams,
+ * events, host functions, errors of asynchronous calls reported at the next
+ * synchronising call, hostile pointers and handles, and a lost server.
+ */
+#include "backend.h"
+#include "server/server.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/ag-test-remote-XXXXXX";
+static char sock[100];
+static pid_t server;
+static const struct ag_backend_ops *ops;
+
+static int can_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), ok;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
+static pid_t start_server(void)
+{
+	struct ag_serve_cfg cfg = { .unix_path = sock, .backend = "cpu", .state_dir = dir };
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(ag_serve(&cfg));
+	for (int i = 0; i < 500 && !can_connect(sock); i++)
+		usleep(10000);
+	return pid;
+}
+
+static void stop_server(void)
+{
+	int status;
+
+	if (server > 0) {
+		kill(server, SIGTERM);
+		waitpid(server, &status, 0);
+		server = 0;
+	}
+}
+
+static int setup(void **state)
+{
+	char env[300];
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(sock, sizeof(sock), "%s/sock", dir);
+	snprintf(env, sizeof(env), "unix:%s", sock);
+	setenv("ANYGPU_SERVER", env, 1);
+	ops = ag_backend_find("remote");
+	server = start_server();
+	return ops && can_connect(sock) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	stop_server();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+static struct ag_backend *open_remote(void)
+{
+	struct ag_backend *b = NULL;
+
+	assert_int_equal(ops->open(0, NULL, &b), cudaSuccess);
+	return b;
+}
+
+static void test_probe_and_info(void **state)
+{
+	char msg[256];
+	struct ag_device_info d;
+	uint64_t free_b, total;
+	struct ag_backend *b;
+
+	assert_int_equal(ops->probe(msg, sizeof(msg)), 1);
+	b = open_remote();
+	assert_int_equal(ops->info(b, &d), cudaSuccess);
+	assert_true(d.name[0] != '\0');
+	assert_int_equal(d.warp_size, 32);
+	assert_int_equal(ops->mem_info(b, &free_b, &total), cudaSuccess);
+	assert_true(total > 0 && free_b <= total);
+	assert_null(ops->host_ptr(b, 0));
+	ops->close(b);
+}
+
+/* 10 MiB + 3 bytes crosses the 4 MiB chunks both ways. */
+static void test_copies_roundtrip(void **state)
+{
+	const uint64_t n = (10u << 20) + 3;
+	unsigned char *src = malloc(n), *dst = malloc(n);
+	struct ag_backend *b = open_remote();
+	ag_dptr d1, d2;
+
+	for (uint64_t i = 0; i < n; i++)
+		src[i] = (unsigned char)(i * 7 + (i >> 13));
+	assert_int_equal(ops->mem_alloc(b, n, AG_MEM_DEVICE, &d1), cudaSuccess);
+	assert_int_equal(ops->mem_alloc(b, n, AG_MEM_DEVICE, &d2), cudaSuccess);
+	assert_int_equal(ops->copy_htod(b, NULL, d1, src, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_int_equal(ops->copy_dtod(b, NULL, d2, d1, n, 0), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(b, NULL, dst, d2, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_memory_equal(src, dst, n);
+
+	assert_int_equal(ops->memset(b, NULL, d2 + 5, 0xab, 100, 1), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(b, NULL, dst, d2, 200, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_memory_equal(dst, src, 5);
+	for (int i = 5; i < 105; i++)
+		assert_int_equal(dst[i], 0xab);
+	assert_memory_equal(dst + 105, src + 105, 95);
+
+	assert_int_equal(ops->mem_free(b, d1), cudaSuccess);
+	assert_int_equal(ops->mem_free(b, d2), cudaSuccess);
+	ops->close(b);
+	free(src);
+	free(dst);
+}
+
+static void set_flag(void *p)
+{
+	__atomic_store_n((int *)p, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_streams_events_hostfn(void **state)
+{
+	struct ag_backend *b = open_remote();
+	struct ag_stream *s;
+	struct ag_event *e0, *e1;
+	int data[1024], out[1024], flag = 0, flag2 = 0;
+	ag_dptr d;
+	float ms = -1;
+
+	for (int i = 0; i < 1024; i++)
+		data[i] = i * i;
+	assert_int_equal(ops->mem_alloc(b, sizeof(data), AG_MEM_DEVICE, &d), cudaSuccess);
+	assert_int_equal(ops->stream_create(b, cudaStreamNonBlocking, 0, &s), cudaSuccess);
+	assert_int_equal(ops->event_create(b, cudaEventDefault, &e0), cudaSuccess);
+	assert_int_equal(ops->event_create(b, cudaEventDefault, &e1), cudaSuccess);
+	assert_int_equal(ops->event_record(b, e0, s), cudaSuccess);
+	assert_int_equal(ops->copy_htod(b, s, d, data, sizeof(data), AG_HOST_PAGEABLE, 1),
+			 cudaSuccess);
+	assert_int_equal(ops->host_func(b, s, set_flag, &flag), cudaSuccess);
+	assert_int_equal(ops->event_record(b, e1, s), cudaSuccess);
+	assert_int_equal(ops->stream_sync(b, s), cudaSuccess);
+	assert_int_equal(flag, 1);
+	assert_int_equal(ops->stream_query(b, s), cudaSuccess);
+	assert_int_equal(ops->event_sync(b, e1), cudaSuccess);
+	assert_int_equal(ops->event_query(b, e1), cudaSuccess);
+	assert_int_equal(ops->event_elapsed(b, e0, e1, &ms), cudaSuccess);
+	assert_true(ms >= 0);
+	assert_int_equal(ops->copy_dtoh(b, s, out, d, sizeof(out), AG_HOST_PAGEABLE, 1),
+			 cudaSuccess);
+	assert_memory_equal(data, out, sizeof(data));
+
+	/* A host function runs when the stream reaches it, with no call
+	 * waiting on this side. */
+	assert_int_equal(ops->host_func(b, s, set_flag, &flag2), cudaSuccess);
+	for (int i = 0; i < 500 && !__atomic_load_n(&flag2, __ATOMIC_SEQ_CST); i++)
+		usleep(10000);
+	assert_int_equal(flag2, 1);
+
+	assert_int_equal(ops->stream_wait_event(b, NULL, e1), cudaSuccess);
+	assert_int_equal(ops->synchronize(b), cudaSuccess);
+	assert_int_equal(ops->event_destroy(b, e0), cudaSuccess);
+	assert_int_equal(ops->event_destroy(b, e1), cudaSuccess);
+	assert_int_equal(ops->stream_destroy(b, s), cudaSuccess);
+	assert_int_equal(ops->stream_sync(b, s), cudaErrorInvalidResourceHandle);
+	ops->close(b);
+}
+
+/* Pointers outside the session's allocations never reach the backend;
+ * errors of unanswered calls come back at the next synchronising call,
+ * once. */
+static void test_hostile_pointers_and_deferred_errors(void **state)
+{
+	struct ag_backend *b = open_remote();
+	char buf[64] = { 0 };
+	ag_dptr d;
+
+	assert_int_equal(ops->mem_alloc(b, 64, AG_MEM_DEVICE, &d), cudaSuccess);
+	assert_int_equal(ops->copy_htod(b, NULL, d + 1, buf, 64, AG_HOST_PAGEABLE, 0),
+			 cudaErrorInvalidValue);
+	assert_non_null(strstr(ops->last_message(b), "not inside an allocation"));
+	assert_int_equal(ops->copy_dtoh(b, NULL, buf, 0x1000, 8, AG_HOST_PAGEABLE, 0),
+			 cudaErrorInvalidValue);
+	assert_int_equal(ops->copy_dtod(b, NULL, d, d + 32, 64, 0), cudaErrorInvalidValue);
+	assert_int_equal(ops->mem_free(b, d + 8), cudaErrorInvalidDevicePointer);
+
+	/* Asynchronous: accepted now, reported at the next synchronize. */
+	assert_int_equal(ops->memset(b, NULL, 0xdead0000, 0, 16, 1), cudaSuccess);
+	assert_int_equal(ops->event_record(b, (struct ag_event *)(uintptr_t)77, NULL),
+			 cudaSuccess);
+	assert_int_equal(ops->synchronize(b), cudaErrorInvalidValue);
+	assert_int_equal(ops->synchronize(b), cudaSuccess);
+
+	assert_int_equal(ops->mem_free(b, d), cudaSuccess);
+	assert_int_equal(ops->mem_free(b, d), cudaErrorInvalidDevicePointer);
+	ops->close(b);
+}
+
+/* Two sessions at once see only their own memory. */
+static void test_sessions_isolated(void **state)
+{
+	struct ag_backend *a = open_remote(), *b = open_remote();
+	ag_dptr d;
+	int v = 42, out = 0;
+
+	assert_int_equal(ops->mem_alloc(a, sizeof(v), AG_MEM_DEVICE, &d), cudaSuccess);
+	assert_int_equal(ops->copy_htod(a, NULL, d, &v, sizeof(v), AG_HOST_PAGEABLE, 0),
+			 cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(b, NULL, &out, d, sizeof(out), AG_HOST_PAGEABLE, 0),
+			 cudaErrorInvalidValue);
+	assert_int_equal(out, 0);
+	ops->close(a);
+	ops->close(b);
+}
+
+/* Last: the server goes away under an open session. */
+static void test_server_lost(void **state)
+{
+	struct ag_backend *b = open_remote();
+
+	stop_server();
+	assert_int_equal(ops->synchronize(b), cudaErrorDevicesUnavailable);
+	assert_non_null(strstr(ops->last_message(b), sock));
+	assert_int_equal(ops->memset(b, NULL, 0, 0, 1, 1), cudaErrorDevicesUnavailable);
+	ops->close(b);
+	b = NULL;
+	assert_int_equal(ops->open(0, NULL, &b), cudaErrorDevicesUnavailable);
+	assert_null(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe_and_info),
+		cmocka_unit_test(test_copies_roundtrip),
+		cmocka_unit_test(test_streams_events_hostfn),
+		cmocka_unit_test(test_hostile_pointers_and_deferred_errors),
+		cmocka_unit_test(test_sessions_isolated),
+		cmocka_unit_test(test_server_lost),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
