@@ -1,0 +1,319 @@
+/*
+ * test_cpu_kernel.c - the whole cpu path on fatbins nvcc built from
+ * cpu/kernels.cu: fatbin -> PTX -> parse -> translate -> cc -> cache ->
+ * dlopen -> launch, with parameters, module variables, shared memory,
+ * printf and assert; plus the errors: no PTX, a failing compiler, bad
+ * launch configurations.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "backend.h"
+
+static const struct ag_backend_ops *ops = &ag_cpu_backend;
+
+struct fixture {
+	struct ag_backend *b;
+	struct ag_module *m;
+	char out[4096];         /* kernel printf output */
+	size_t outlen;
+};
+
+static char cache_dir[] = "/tmp/anygpu-test-cpu-XXXXXX";
+
+static void collect(void *ctx, const char *text, size_t len)
+{
+	struct fixture *f = ctx;
+	if (f->outlen + len < sizeof(f->out)) {
+		memcpy(f->out + f->outlen, text, len);
+		f->outlen += len;
+		f->out[f->outlen] = '\0';
+	}
+}
+
+static void *read_file(const char *name, uint64_t *size)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", FIXTURES, name);
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	long n = ftell(fp);
+	rewind(fp);
+	void *data = malloc((size_t)n);
+	assert_int_equal(fread(data, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	*size = (uint64_t)n;
+	return data;
+}
+
+static cudaError_t load(struct ag_backend *b, const char *name, struct ag_module **m)
+{
+	uint64_t size;
+	void *image = read_file(name, &size);
+	cudaError_t err = ops->module_load(b, image, size, m);
+	free(image);
+	return err;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct ag_open_args args = { .print = collect, .print_ctx = f };
+	if (ops->open(0, &args, &f->b) != cudaSuccess)
+		return -1;
+	if (load(f->b, "kernels.fatbin", &f->m) != cudaSuccess) {
+		fprintf(stderr, "module_load: %s\n", ops->last_message(f->b));
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	ops->close(f->b);
+	free(f);
+	return 0;
+}
+
+/* Packs parameter values (each given by address) as the kernel's layout
+ * says, then launches. */
+static cudaError_t launch(struct fixture *f, const char *name, unsigned grid, unsigned block,
+			  unsigned shared, const void *const *values)
+{
+	struct ag_func *fn;
+	const struct ag_func_info *info;
+	unsigned char params[256] = { 0 };
+	struct ag_launch_cfg cfg = { { grid, 1, 1 }, { block, 1, 1 }, shared, 0 };
+
+	assert_int_equal(ops->module_func(f->b, f->m, name, &fn, &info), cudaSuccess);
+	assert_true(info->param_bytes <= sizeof(params));
+	for (uint32_t i = 0; i < info->nparams; i++)
+		memcpy(params + info->params[i].offset, values[i], info->params[i].size);
+	return ops->launch(f->b, NULL, fn, &cfg, params, info->param_bytes);
+}
+
+static ag_dptr alloc_copy(struct fixture *f, const void *src, uint64_t n)
+{
+	ag_dptr d;
+	assert_int_equal(ops->mem_alloc(f->b, n, AG_MEM_DEVICE, &d), cudaSuccess);
+	if (src)
+		assert_int_equal(ops->copy_htod(f->b, NULL, d, src, n, AG_HOST_PAGEABLE, 0),
+				 cudaSuccess);
+	return d;
+}
+
+static void test_vadd(void **state)
+{
+	struct fixture *f = *state;
+	enum { N = 1000 };
+	float a[N], b[N], c[N];
+	int n = N;
+
+	for (int i = 0; i < N; i++) {
+		a[i] = (float)i;
+		b[i] = 0.5f * (float)i;
+	}
+	ag_dptr da = alloc_copy(f, a, sizeof(a)), db = alloc_copy(f, b, sizeof(b));
+	ag_dptr dc = alloc_copy(f, NULL, sizeof(c));
+	const void *args[] = { &da, &db, &dc, &n };
+	assert_int_equal(launch(f, "vadd", (N + 255) / 256, 256, 0, args), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(f->b, NULL, c, dc, sizeof(c), AG_HOST_PAGEABLE, 0),
+			 cudaSuccess);
+	for (int i = 0; i < N; i++)
+		assert_true(c[i] == 1.5f * (float)i);
+}
+
+static void test_module_var(void **state)
+{
+	struct fixture *f = *state;
+	ag_dptr counter;
+	uint64_t size;
+	int zero = 0, value = 0;
+
+	assert_int_equal(ops->module_var(f->b, f->m, "counter", &counter, &size), cudaSuccess);
+	assert_int_equal(size, sizeof(int));
+	assert_int_equal(ops->copy_htod(f->b, NULL, counter, &zero, 4, AG_HOST_PAGEABLE, 0),
+			 cudaSuccess);
+	assert_int_equal(launch(f, "count", 10, 64, 0, NULL), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(f->b, NULL, &value, counter, 4, AG_HOST_PAGEABLE, 0),
+			 cudaSuccess);
+	assert_int_equal(value, 640);
+	assert_int_equal(ops->module_var(f->b, f->m, "nothing", &counter, &size),
+			 cudaErrorSymbolNotFound);
+}
+
+static void test_shared_barriers(void **state)
+{
+	struct fixture *f = *state;
+	enum { BLOCKS = 8, THREADS = 128 };
+	int in[BLOCKS * THREADS], out[BLOCKS];
+
+	for (int i = 0; i < BLOCKS * THREADS; i++)
+		in[i] = i;
+	ag_dptr din = alloc_copy(f, in, sizeof(in)), dout = alloc_copy(f, NULL, sizeof(out));
+	const void *args[] = { &din, &dout };
+	assert_int_equal(launch(f, "block_sum", BLOCKS, THREADS, THREADS * sizeof(int), args),
+			 cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(f->b, NULL, out, dout, sizeof(out), AG_HOST_PAGEABLE, 0),
+			 cudaSuccess);
+	for (int blk = 0; blk < BLOCKS; blk++) {
+		int want = 0;
+		for (int t = 0; t < THREADS; t++)
+			want += blk * THREADS + t;
+		assert_int_equal(out[blk], want);
+	}
+}
+
+static void test_printf(void **state)
+{
+	struct fixture *f = *state;
+	int v = 42;
+	double d = 2.5;
+	const void *args[] = { &v, &d };
+
+	assert_int_equal(launch(f, "hello", 3, 32, 0, args), cudaSuccess);
+	assert_int_equal(ops->synchronize(f->b), cudaSuccess);
+	assert_non_null(strstr(f->out, "hello 42 2.50 from block 0\n"));
+	assert_non_null(strstr(f->out, "hello 42 2.50 from block 2\n"));
+}
+
+static void test_assert_reported_at_sync(void **state)
+{
+	struct fixture *f = *state;
+	int data[32] = { 0 };
+	data[5] = 1;
+	ag_dptr d = alloc_copy(f, data, sizeof(data));
+	const void *args[] = { &d };
+
+	/* The launch itself succeeds: the failure shows at the next sync. */
+	assert_int_equal(launch(f, "check_zero", 1, 32, 0, args), cudaSuccess);
+	assert_int_equal(ops->synchronize(f->b), cudaErrorAssert);
+	assert_non_null(strstr(ops->last_message(f->b), "check_zero"));
+	assert_int_equal(ops->synchronize(f->b), cudaSuccess);
+}
+
+static void test_bad_launches(void **state)
+{
+	struct fixture *f = *state;
+	struct ag_func *fn;
+	const struct ag_func_info *info;
+	unsigned char params[64] = { 0 };
+	struct ag_launch_cfg big = { { 1, 1, 1 }, { 2048, 1, 1 }, 0, 0 };
+	struct ag_launch_cfg empty = { { 0, 1, 1 }, { 32, 1, 1 }, 0, 0 };
+	struct ag_launch_cfg deep = { { 1, 1, 1 }, { 1, 1, 65 }, 0, 0 };
+	struct ag_launch_cfg shared = { { 1, 1, 1 }, { 32, 1, 1 }, 200 << 10, 0 };
+
+	assert_int_equal(ops->module_func(f->b, f->m, "vadd", &fn, &info), cudaSuccess);
+	assert_int_equal(info->nparams, 4);
+	assert_int_equal(info->param_bytes, 28);
+	assert_int_equal(ops->launch(f->b, NULL, fn, &big, params, 28),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(ops->launch(f->b, NULL, fn, &empty, params, 28),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(ops->launch(f->b, NULL, fn, &deep, params, 28),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(ops->launch(f->b, NULL, fn, &shared, params, 28), cudaErrorInvalidValue);
+	assert_int_equal(ops->launch(f->b, NULL, fn, &shared, params, 20), cudaErrorInvalidValue);
+	assert_int_equal(ops->module_func(f->b, f->m, "nope", &fn, &info), cudaErrorSymbolNotFound);
+}
+
+/* The cache holds one .so and its .c per module, and nothing temporary;
+ * loading again is a hit. */
+static void test_cache(void **state)
+{
+	struct fixture *f = *state;
+	struct ag_module *again;
+	int so = 0, c = 0, other = 0;
+
+	assert_int_equal(load(f->b, "kernels.fatbin", &again), cudaSuccess);
+	assert_int_equal(ops->module_unload(f->b, again), cudaSuccess);
+	DIR *d = opendir(cache_dir);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		if (e->d_name[0] == '.')
+			continue;
+		if (n > 3 && !strcmp(e->d_name + n - 3, ".so"))
+			so++;
+		else if (n > 2 && !strcmp(e->d_name + n - 2, ".c"))
+			c++;
+		else
+			other++;
+	}
+	closedir(d);
+	assert_int_equal(so, 1);
+	assert_int_equal(c, 1);
+	assert_int_equal(other, 0);
+}
+
+static void test_no_ptx(void **state)
+{
+	struct ag_backend *b;
+	struct ag_module *m;
+
+	ops->open(0, NULL, &b);
+	assert_int_equal(load(b, "noptx.fatbin", &m), cudaErrorNoKernelImageForDevice);
+	assert_true(strlen(ops->last_message(b)) > 0);
+	ops->close(b);
+}
+
+static void test_compiler_fails(void **state)
+{
+	struct ag_backend *b;
+	struct ag_module *m;
+
+	setenv("ANYGPU_CC", "false", 1);
+	ops->open(0, NULL, &b);
+	assert_int_equal(load(b, "kernels.fatbin", &m), cudaErrorInvalidPtx);
+	assert_non_null(strstr(ops->last_message(b), "'false' failed"));
+	assert_non_null(strstr(ops->last_message(b), cache_dir));
+	ops->close(b);
+	unsetenv("ANYGPU_CC");
+}
+
+static int remove_cache(void)
+{
+	DIR *d = opendir(cache_dir);
+	char path[512];
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cache_dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	return rmdir(cache_dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_vadd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_module_var, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_barriers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_printf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_assert_reported_at_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_launches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test(test_no_ptx),
+		cmocka_unit_test(test_compiler_fails),
+	};
+	if (!mkdtemp(cache_dir))
+		return 1;
+	setenv("ANYGPU_CACHE_DIR", cache_dir, 1);
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	remove_cache();
+	return failed;
+}
