@@ -2,22 +2,23 @@
  * serve.c - `anygpu serve`: options and configuration file, then the
  * daemon of src/server.
  */
-#include "server/server.h"
+#include "cli/cli.h"
 #include "protocol/conn.h"
+#include "server/server.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char serve_usage[] =
+static const char usage[] =
 	"usage: anygpu serve [--listen HOST:PORT] [--unix PATH] [--backend cpu|cuda]\n"
 	"                    [--device N] [--state-dir DIR] [--config FILE]\n"
 	"Serves this machine's device to remote clients (ANYGPU_SERVER=HOST:PORT).\n"
 	"Without --listen or --unix it listens on 127.0.0.1:7355.  Options given on\n"
 	"the command line override the [serve] section of --config.\n";
 
-int cmd_serve(int argc, char **argv)
+static int serve_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
@@ -26,7 +27,6 @@ int cmd_serve(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct ag_serve_cfg cfg = { .backend = "cpu" }, cli = { .device = -1 };
@@ -42,21 +42,16 @@ int cmd_serve(int argc, char **argv)
 		case 'd': cli.device = atoi(optarg); break;
 		case 's': cli.state_dir = optarg; break;
 		case 'c':
-			if (ag_serve_config_load(optarg, &cfg, err, sizeof(err))) {
-				fprintf(stderr, "anygpu serve: %s\n", err);
-				return 2;
-			}
+			if (ag_serve_config_load(optarg, &cfg, err, sizeof(err)))
+				return cli_error("serve", "%s", err);
 			break;
-		case 'h':
-			fputs(serve_usage, stdout);
-			return 0;
 		default:
-			fputs(serve_usage, stderr);
+			fputs(usage, stderr);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fputs(serve_usage, stderr);
+		fputs(usage, stderr);
 		return 2;
 	}
 	if (cli.listen)
@@ -72,10 +67,8 @@ int cmd_serve(int argc, char **argv)
 	if (!cfg.listen && !cfg.unix_path)
 		cfg.listen = "127.0.0.1:7355";
 	if (!cfg.state_dir) {
-		if (ag_state_dir(state, sizeof(state), err, sizeof(err))) {
-			fprintf(stderr, "anygpu serve: %s\n", err);
-			return 1;
-		}
+		if (ag_state_dir(state, sizeof(state), err, sizeof(err)))
+			return cli_error("serve", "%s", err);
 		cfg.state_dir = state;
 	}
 	if (cfg.listen && !ag_net_is_local(cfg.listen))
@@ -83,3 +76,10 @@ int cmd_serve(int argc, char **argv)
 			"%s travels unencrypted\n", cfg.listen);
 	return ag_serve(&cfg);
 }
+
+const struct command cmd_serve = {
+	.name = "serve",
+	.summary = "serve this machine's device to remote clients",
+	.usage = usage,
+	.run = serve_run,
+};

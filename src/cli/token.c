@@ -2,6 +2,7 @@
  * token.c - `anygpu token create`: makes a tenant's access token, prints it
  * once, and stores only its salted hash in the server's state directory.
  */
+#include "cli/cli.h"
 #include "server/server.h"
 #include "server/tokens.h"
 
@@ -9,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char token_usage[] =
+static const char usage[] =
 	"usage: anygpu token create --name NAME [--mem-limit SIZE] [--state-dir DIR]\n"
 	"Prints a new token for `anygpu serve` clients (ANYGPU_TOKEN) once; SIZE\n"
 	"such as 8G caps the tenant's device memory.\n";
@@ -36,43 +37,44 @@ static int token_create(int argc, char **argv)
 		case 'm':
 			if (ag_parse_size(optarg, &limit) == 0)
 				break;
-			fprintf(stderr, "anygpu token: bad size '%s' (e.g. 512M, 8G)\n", optarg);
+			cli_error("token", "bad size '%s' (e.g. 512M, 8G)", optarg);
 			return 2;
 		default:
-			fputs(token_usage, stderr);
+			fputs(usage, stderr);
 			return 2;
 		}
 	}
 	if (!name || !*name || optind < argc) {
-		fputs(token_usage, stderr);
+		fputs(usage, stderr);
 		return 2;
 	}
 	if (!dir) {
-		if (ag_state_dir(state, sizeof(state), err, sizeof(err))) {
-			fprintf(stderr, "anygpu token: %s\n", err);
-			return 1;
-		}
+		if (ag_state_dir(state, sizeof(state), err, sizeof(err)))
+			return cli_error("token", "%s", err);
 		dir = state;
 	}
 	tk = ag_tokens_open(dir, err, sizeof(err));
-	if (!tk) {
-		fprintf(stderr, "anygpu token: %s\n", err);
-		return 1;
-	}
+	if (!tk)
+		return cli_error("token", "%s", err);
 	rc = ag_tokens_create(tk, name, limit, token, sizeof(token), err, sizeof(err));
 	ag_tokens_close(tk);
-	if (rc) {
-		fprintf(stderr, "anygpu token: %s\n", err);
-		return 1;
-	}
+	if (rc)
+		return cli_error("token", "%s", err);
 	printf("%s\n", token);
 	return 0;
 }
 
-int cmd_token(int argc, char **argv)
+static int token_run(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "create") == 0)
 		return token_create(argc - 1, argv + 1);
-	fputs(token_usage, argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
+	fputs(usage, stderr);
 	return 2;
 }
+
+const struct command cmd_token = {
+	.name = "token",
+	.summary = "create access tokens for anygpu serve's tenants",
+	.usage = usage,
+	.run = token_run,
+};

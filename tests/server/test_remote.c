@@ -7,6 +7,7 @@
  */
 #include "backend.h"
 #include "server/server.h"
+#include "server/tokens.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -25,6 +27,7 @@
 
 static char dir[] = "/tmp/ag-test-remote-XXXXXX";
 static char sock[100];
+static char tcp[64];
 static pid_t server;
 static const struct ag_backend_ops *ops;
 
@@ -39,14 +42,27 @@ static int can_connect(const char *path)
 	return ok;
 }
 
-static pid_t start_server(void)
+/* A loopback port nobody listens on now. */
+static int free_port(void)
 {
-	struct ag_serve_cfg cfg = { .unix_path = sock, .backend = "cpu", .state_dir = dir };
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	getsockname(fd, (struct sockaddr *)&sa, &len);
+	port = ntohs(sa.sin_port);
+	close(fd);
+	return port;
+}
+
+static pid_t start_server(const struct ag_serve_cfg *cfg)
+{
 	pid_t pid = fork();
 
 	if (pid == 0)
-		_exit(ag_serve(&cfg));
-	for (int i = 0; i < 500 && !can_connect(sock); i++)
+		_exit(ag_serve(cfg));
+	for (int i = 0; i < 500 && !can_connect(cfg->unix_path); i++)
 		usleep(10000);
 	return pid;
 }
@@ -64,15 +80,18 @@ static void stop_server(void)
 
 static int setup(void **state)
 {
+	static struct ag_serve_cfg cfg = { .unix_path = sock, .listen = tcp,
+					   .backend = "cpu", .state_dir = dir };
 	char env[300];
 
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(sock, sizeof(sock), "%s/sock", dir);
+	snprintf(tcp, sizeof(tcp), "127.0.0.1:%d", free_port());
 	snprintf(env, sizeof(env), "unix:%s", sock);
 	setenv("ANYGPU_SERVER", env, 1);
 	ops = ag_backend_find("remote");
-	server = start_server();
+	server = start_server(&cfg);
 	return ops && can_connect(sock) ? 0 : -1;
 }
 
@@ -241,6 +260,87 @@ static void test_sessions_isolated(void **state)
 	ops->close(b);
 }
 
+/* Each listed server is one device; TCP and the Unix socket alike. */
+static void test_tcp_and_two_devices(void **state)
+{
+	char env[300], msg[256];
+	struct ag_backend *t = NULL, *u = NULL, *none = NULL;
+	const uint64_t n = 9u << 20;
+	unsigned char *src = malloc(n), *dst = calloc(1, n);
+	ag_dptr d;
+
+	snprintf(env, sizeof(env), "%s,unix:%s", tcp, sock);
+	setenv("ANYGPU_SERVER", env, 1);
+	assert_int_equal(ops->probe(msg, sizeof(msg)), 2);
+	assert_int_equal(ops->open(0, NULL, &t), cudaSuccess);
+	assert_int_equal(ops->open(1, NULL, &u), cudaSuccess);
+	assert_int_equal(ops->open(2, NULL, &none), cudaErrorInvalidDevice);
+	for (uint64_t i = 0; i < n; i++)
+		src[i] = (unsigned char)(i ^ (i >> 11));
+	assert_int_equal(ops->mem_alloc(t, n, AG_MEM_DEVICE, &d), cudaSuccess);
+	assert_int_equal(ops->copy_htod(t, NULL, d, src, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(t, NULL, dst, d, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_memory_equal(src, dst, n);
+	ops->close(t);
+	ops->close(u);
+	snprintf(env, sizeof(env), "unix:%s", sock);
+	setenv("ANYGPU_SERVER", env, 1);
+	free(src);
+	free(dst);
+}
+
+/* A server with tokens refuses unknown ones, and holds a tenant to its
+ * quota, which is also the memory its device reports. */
+static void test_tokens_and_quota(void **state)
+{
+	char adir[] = "/tmp/ag-test-auth-XXXXXX", asock[100], env[120], token[128], err[256];
+	struct ag_serve_cfg cfg = { .unix_path = asock, .backend = "cpu", .state_dir = adir };
+	struct ag_tokens *tk;
+	struct ag_backend *b = NULL;
+	struct ag_device_info d;
+	uint64_t free_b, total;
+	ag_dptr p1, p2;
+	pid_t pid;
+	int status;
+
+	assert_non_null(mkdtemp(adir));
+	snprintf(asock, sizeof(asock), "%s/sock", adir);
+	tk = ag_tokens_open(adir, err, sizeof(err));
+	assert_non_null(tk);
+	assert_int_equal(ag_tokens_create(tk, "alice", 1u << 20, token, sizeof(token),
+					  err, sizeof(err)), 0);
+	assert_int_equal(ag_tokens_create(tk, "alice", 0, env, sizeof(env), err, sizeof(err)), -1);
+	ag_tokens_close(tk);
+	pid = start_server(&cfg);
+	snprintf(env, sizeof(env), "unix:%s", asock);
+	setenv("ANYGPU_SERVER", env, 1);
+
+	setenv("ANYGPU_TOKEN", "agt_0000", 1);
+	assert_int_equal(ops->open(0, NULL, &b), cudaErrorNotPermitted);
+	unsetenv("ANYGPU_TOKEN");
+	assert_int_equal(ops->open(0, NULL, &b), cudaErrorNotPermitted);
+	setenv("ANYGPU_TOKEN", token, 1);
+	assert_int_equal(ops->open(0, NULL, &b), cudaSuccess);
+	assert_int_equal(ops->info(b, &d), cudaSuccess);
+	assert_int_equal(d.total_mem, 1u << 20);
+	assert_int_equal(ops->mem_info(b, &free_b, &total), cudaSuccess);
+	assert_int_equal(total, 1u << 20);
+	assert_int_equal(ops->mem_alloc(b, 600u << 10, AG_MEM_DEVICE, &p1), cudaSuccess);
+	assert_int_equal(ops->mem_alloc(b, 600u << 10, AG_MEM_DEVICE, &p2),
+			 cudaErrorMemoryAllocation);
+	assert_int_equal(ops->mem_free(b, p1), cudaSuccess);
+	assert_int_equal(ops->mem_alloc(b, 600u << 10, AG_MEM_DEVICE, &p2), cudaSuccess);
+	ops->close(b);
+
+	unsetenv("ANYGPU_TOKEN");
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	snprintf(env, sizeof(env), "unix:%s", sock);
+	setenv("ANYGPU_SERVER", env, 1);
+	snprintf(err, sizeof(err), "rm -rf %s", adir);
+	assert_int_equal(system(err), 0);
+}
+
 /* Last: the server goes away under an open session. */
 static void test_server_lost(void **state)
 {
@@ -264,6 +364,8 @@ int main(void)
 		cmocka_unit_test(test_streams_events_hostfn),
 		cmocka_unit_test(test_hostile_pointers_and_deferred_errors),
 		cmocka_unit_test(test_sessions_isolated),
+		cmocka_unit_test(test_tcp_and_two_devices),
+		cmocka_unit_test(test_tokens_and_quota),
 		cmocka_unit_test(test_server_lost),
 	};
 
