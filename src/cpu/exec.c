@@ -10,9 +10,11 @@
  * and no worker ever touches a finished job.  Nothing is created per launch.
  */
 #include "cpu/exec.h"
+#include "cpu/fault.h"
 
 #include <driver_types.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -159,6 +161,7 @@ static void run_blocks(struct job *job, struct worker *w)
 {
 	const unsigned *n = job->env.nctaid;
 	struct ag_block b;
+	struct ag_fault fault;
 
 	ensure_shared(w, job->shared_bytes);
 	while (!atomic_load_explicit(&job->error, memory_order_relaxed)) {
@@ -172,7 +175,12 @@ static void run_blocks(struct job *job, struct worker *w)
 		b.ctaid[2] = (unsigned)(i / ((uint64_t)n[0] * n[1]));
 		b.shared = w->shared;
 		b.worker = w->index;
-		job->k->fn(&b);
+		ag_fault_run(job->k->fn, &b, &fault);
+		if (fault.sig)
+			record_error(&b, cudaErrorIllegalAddress,
+				     "kernel %s: block [%u,%u,%u]: illegal address %p (%s)",
+				     job->k->name, b.ctaid[0], b.ctaid[1], b.ctaid[2], fault.addr,
+				     fault.sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
 		if (b.error) {
 			int expected = 0;
 			atomic_compare_exchange_strong(&job->error, &expected, b.error);
@@ -286,6 +294,7 @@ int ag_exec_run(struct ag_exec *x, const struct ag_kernel_desc *k,
 	pthread_mutex_lock(&x->run_lock);
 	if (!x->started)
 		start_workers(x);
+	ag_fault_arm();
 	uint64_t spare = job.nblocks - 1;
 	unsigned want = spare < x->nworkers ? (unsigned)spare : x->nworkers;
 

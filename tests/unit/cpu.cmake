@@ -9,6 +9,7 @@ ag_unit_test(test_cpu_printf SOURCES test_cpu_printf.c
 ag_unit_test(test_cpu_stream SOURCES test_cpu_stream.c LIBS ag_cpu)
 
 ag_unit_test(test_cpu_exec SOURCES test_cpu_exec.c ${CMAKE_SOURCE_DIR}/src/cpu/exec.c
+  ${CMAKE_SOURCE_DIR}/src/cpu/fault.c
   ${CMAKE_SOURCE_DIR}/src/cpu/printf.c LIBS ag_util Threads::Threads)
 
 if(NOT NVCC)

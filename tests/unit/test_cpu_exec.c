@@ -137,6 +137,33 @@ static void test_assert(void **state)
 	ag_exec_free(x);
 }
 
+static void wild_kernel(struct ag_block *b)
+{
+	volatile int *wild = (volatile int *)(uintptr_t)16;
+	if (b->ctaid[0] == 3)
+		*wild = 1;
+}
+
+/* A wild store in a block ends the launch with cudaErrorIllegalAddress, not
+ * the process; the pool and the thread keep working afterwards. */
+static void test_fault_caught(void **state)
+{
+	struct ag_exec *x = ag_exec_new(NULL, NULL);
+	struct ag_kernel_desc wild = { .name = "wild", .fn = wild_kernel };
+	struct ag_kernel_desc ok = { .name = "ok", .fn = assert_kernel };
+	char msg[256];
+
+	struct ag_kernel_env env = grid_env(64, 1, 1, NULL);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(ag_exec_run(x, &wild, &env, msg, sizeof(msg)),
+				 cudaErrorIllegalAddress);
+		assert_non_null(strstr(msg, "block [3,0,0]: illegal address 0x10"));
+	}
+	env = grid_env(2, 1, 1, NULL);
+	assert_int_equal(ag_exec_run(x, &ok, &env, msg, sizeof(msg)), 0);
+	ag_exec_free(x);
+}
+
 struct lines {
 	char text[4096];
 	size_t len;
@@ -183,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_shared_memory),
 		cmocka_unit_test(test_first_error_stops),
 		cmocka_unit_test(test_assert),
+		cmocka_unit_test(test_fault_caught),
 		cmocka_unit_test(test_printf_service),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
