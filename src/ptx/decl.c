@@ -16,6 +16,7 @@ static const struct {
 	{ ".const", PTX_SPACE_CONST }, { ".global", PTX_SPACE_GLOBAL },
 	{ ".local", PTX_SPACE_LOCAL }, { ".param", PTX_SPACE_PARAM },
 	{ ".shared", PTX_SPACE_SHARED }, { ".tex", PTX_SPACE_TEX },
+	{ ".shared::cta", PTX_SPACE_SHARED },
 };
 
 enum ptx_space space_from_dir(const struct token *t)

@@ -96,6 +96,16 @@ static void scan_while(struct lexer *lx, bool (*ok)(char))
 		lx->p++;
 }
 
+/* Qualified modifiers: ".shared::cta", ".L2::cache_hint",
+ * ".mbarrier::complete_tx::bytes". */
+static void scan_scoped(struct lexer *lx)
+{
+	while (more(lx, 3) && lx->p[0] == ':' && lx->p[1] == ':' && is_follow(lx->p[2])) {
+		lx->p += 2;
+		scan_while(lx, is_follow);
+	}
+}
+
 static bool is_bdigit(char c)
 {
 	return c == '0' || c == '1';
@@ -209,6 +219,7 @@ void lex_next(struct lexer *lx, struct token *t)
 	} else if (c == '.' && more(lx, 2) && is_follow(lx->p[1])) {
 		lx->p++;
 		scan_while(lx, is_follow);
+		scan_scoped(lx);
 		t->kind = T_DIR;
 	} else if (is_digit(c)) {
 		t->kind = scan_number(lx);

@@ -477,6 +477,23 @@ static void test_body_forms(void **state)
 	ptx_free(m);
 }
 
+static void test_scoped_modifiers(void **state)
+{
+	struct ptx_module *m = parse_ok(HEAD ".entry k()\n{\n"
+		"\tmbarrier.arrive.shared::cta.b64 %rd6, [%r7], %r8;\n"
+		"\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+		" [%r1], [%rd1], 16, [%r2];\n}\n");
+	const struct ptx_insn *in = nth_insn(m, 0);
+
+	assert_int_equal(in->nmods, 3);
+	assert_string_equal(in->mods[1], ".shared::cta");
+	in = nth_insn(m, 1);
+	assert_int_equal(in->nmods, 4);
+	assert_string_equal(in->mods[3], ".mbarrier::complete_tx::bytes");
+	assert_int_equal(in->nops, 4);
+	ptx_free(m);
+}
+
 static void test_types(void **state)
 {
 	assert_int_equal(ptx_type_size(PTX_T_PRED), 1);
@@ -678,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_operands),
 		cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_body_forms),
+		cmocka_unit_test(test_scoped_modifiers),
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_fixtures),
