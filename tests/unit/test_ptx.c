@@ -488,8 +488,9 @@ static void test_scoped_modifiers(void **state)
 	assert_int_equal(in->nmods, 3);
 	assert_string_equal(in->mods[1], ".shared::cta");
 	in = nth_insn(m, 1);
-	assert_int_equal(in->nmods, 4);
-	assert_string_equal(in->mods[3], ".mbarrier::complete_tx::bytes");
+	assert_string_equal(in->opcode, "cp");
+	assert_int_equal(in->nmods, 5);
+	assert_string_equal(in->mods[4], ".mbarrier::complete_tx::bytes");
 	assert_int_equal(in->nops, 4);
 	ptx_free(m);
 }
