@@ -1,0 +1,168 @@
+/*
+ * launch.c - kernel launches: <<<>>>'s call configuration, the stubs'
+ * __cudaGetKernel/__cudaLaunchKernel, and cudaLaunchKernel.
+ *
+ * <<<grid, block, shmem, stream>>> pushes a configuration on a per-thread
+ * stack; the host stub pops it and passes an array of pointers to its
+ * arguments, without sizes.  The sizes and offsets come from the kernel's
+ * PTX .param list (struct ag_func_info), which the backend gives when the
+ * kernel is first resolved on a device: the arguments are packed into one
+ * block and handed to the backend, which queues the launch and returns.
+ */
+#include "rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+
+#define CONFIG_DEPTH 32
+
+struct call_config {
+	dim3 grid, block;
+	size_t shared;
+	cudaStream_t stream;
+};
+
+static __thread struct call_config configs[CONFIG_DEPTH];
+static __thread int nconfigs;
+
+RT_API unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+					    struct CUstream_st *stream)
+{
+	if (nconfigs == CONFIG_DEPTH)
+		return 1;
+	configs[nconfigs].grid = gridDim;
+	configs[nconfigs].block = blockDim;
+	configs[nconfigs].shared = sharedMem;
+	configs[nconfigs].stream = stream;
+	nconfigs++;
+	return 0;
+}
+
+RT_API cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+					      void *stream)
+{
+	if (nconfigs == 0)
+		return rt_error(cudaErrorMissingConfiguration);
+	nconfigs--;
+	*gridDim = configs[nconfigs].grid;
+	*blockDim = configs[nconfigs].block;
+	*sharedMem = configs[nconfigs].shared;
+	*(cudaStream_t *)stream = configs[nconfigs].stream;
+	return cudaSuccess;
+}
+
+RT_API cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+	struct rt_kernel *k = rt_kernel_find(hostFun);
+
+	if (!kernel)
+		return rt_error(cudaErrorInvalidValue);
+	*kernel = (cudaKernel_t)k;
+	return k ? cudaSuccess : rt_error(cudaErrorInvalidDeviceFunction);
+}
+
+static int dims_fit(dim3 v, const int32_t *max)
+{
+	return v.x >= 1 && v.y >= 1 && v.z >= 1 && v.x <= (uint32_t)max[0] &&
+	       v.y <= (uint32_t)max[1] && v.z <= (uint32_t)max[2];
+}
+
+static cudaError_t check_config(const struct rt_device *d, const struct ag_func_info *info,
+				dim3 grid, dim3 block, size_t shared)
+{
+	uint64_t threads = (uint64_t)block.x * block.y * block.z;
+
+	if (!dims_fit(grid, d->info.max_grid_dim) || !dims_fit(block, d->info.max_block_dim))
+		return cudaErrorInvalidConfiguration;
+	if (threads > (uint64_t)d->info.max_threads_per_block ||
+	    (info->max_threads && threads > info->max_threads))
+		return cudaErrorInvalidConfiguration;
+	if (shared + info->static_shared > d->info.shared_per_block_optin)
+		return cudaErrorInvalidValue;
+	return cudaSuccess;
+}
+
+/* Copies each argument to its offset in the .param block. */
+static void pack_params(const struct ag_func_info *info, void **args, unsigned char *buf)
+{
+	memset(buf, 0, info->param_bytes);
+	for (uint32_t i = 0; i < info->nparams; i++)
+		memcpy(buf + info->params[i].offset, args[i], info->params[i].size);
+}
+
+static cudaError_t launch(struct rt_kernel *k, dim3 grid, dim3 block, void **args,
+			  size_t shared, cudaStream_t stream, int per_thread_default,
+			  int cooperative)
+{
+	const struct ag_func_info *info;
+	struct ag_launch_cfg cfg = { 0 };
+	unsigned char small[4096], *buf = small;
+	struct rt_device *d;
+	struct ag_stream *s;
+	struct ag_func *f;
+	cudaError_t e;
+
+	if (!k)
+		return rt_error(cudaErrorInvalidDeviceFunction);
+	e = rt_stream_get(stream, per_thread_default, &d, &s);
+	if (e == cudaSuccess)
+		e = rt_kernel_func(k, d, &f, &info);
+	if (e == cudaSuccess)
+		e = check_config(d, info, grid, block, shared);
+	if (e == cudaSuccess && info->nparams && !args)
+		e = cudaErrorInvalidValue;
+	if (e != cudaSuccess)
+		return rt_result(d, e);
+	if (info->param_bytes > sizeof(small))
+		buf = xmalloc(info->param_bytes);
+	pack_params(info, args, buf);
+	cfg.grid[0] = grid.x, cfg.grid[1] = grid.y, cfg.grid[2] = grid.z;
+	cfg.block[0] = block.x, cfg.block[1] = block.y, cfg.block[2] = block.z;
+	cfg.shared = (uint32_t)shared;
+	cfg.cooperative = cooperative;
+	e = rt_ops()->launch(d->b, s, f, &cfg, buf, info->param_bytes);
+	if (buf != small)
+		free(buf);
+	return rt_result(d, e);
+}
+
+RT_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+				      void **args, size_t sharedMem, cudaStream_t stream)
+{
+	return launch(rt_kernel_find(kernel), gridDim, blockDim, args, sharedMem, stream, 0, 0);
+}
+
+RT_API cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+					   void **args, size_t sharedMem, cudaStream_t stream)
+{
+	return launch(rt_kernel_find(kernel), gridDim, blockDim, args, sharedMem, stream, 1, 0);
+}
+
+/* func is a host stub address or a cudaKernel_t: both are in the map. */
+RT_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+				    size_t sharedMem, cudaStream_t stream)
+{
+	return launch(rt_kernel_find(func), gridDim, blockDim, args, sharedMem, stream, 0, 0);
+}
+
+RT_API cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+					 void **args, size_t sharedMem, cudaStream_t stream)
+{
+	return launch(rt_kernel_find(func), gridDim, blockDim, args, sharedMem, stream, 1, 0);
+}
+
+RT_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+					       void **args, size_t sharedMem,
+					       cudaStream_t stream)
+{
+	return launch(rt_kernel_find(func), gridDim, blockDim, args, sharedMem, stream, 0, 1);
+}
+
+RT_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
+						    dim3 blockDim, void **args,
+						    size_t sharedMem, cudaStream_t stream)
+{
+	return launch(rt_kernel_find(func), gridDim, blockDim, args, sharedMem, stream, 1, 1);
+}

@@ -1,0 +1,343 @@
+/*
+ * register.c - the code a program registers, and its lazy loading.
+ *
+ * nvcc's static constructors hand over each translation unit's fatbin
+ * wrapper, then its kernels (host stub address -> mangled name) and its
+ * variables (host shadow address -> name).  Nothing is loaded then: as with
+ * CUDA's lazy loading, a fatbin's images are loaded on a device the first
+ * time one of its kernels or variables is used there, and loaded again after
+ * cudaDeviceReset (the device's generation number tells stale from fresh).
+ */
+#include "rt.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fatbin/fatbin.h"
+#include "util/strbuf.h"
+
+#define RT_MAX_IMAGES 64
+
+struct rt_loaded {
+	int loaded;                    /* valid when generation matches */
+	unsigned generation;
+	cudaError_t error;
+	struct ag_module *mods[RT_MAX_IMAGES];
+};
+
+struct rt_fatbin {
+	int nimages;
+	const void *images[RT_MAX_IMAGES];
+	uint64_t sizes[RT_MAX_IMAGES];
+	char error[256];               /* why the wrapper could not be read */
+	struct rt_loaded dev[RT_MAX_DEVICES];
+	struct rt_kernel *kernels;
+	struct rt_var *vars;
+	pthread_mutex_t lock;
+};
+
+struct rt_kernel {
+	struct rt_fatbin *fb;
+	const void *host_fun;
+	char *name;
+	int warned;
+	struct {
+		unsigned generation;
+		struct ag_func *f;
+		const struct ag_func_info *info;
+	} dev[RT_MAX_DEVICES];
+	struct rt_kernel *next;
+};
+
+struct rt_var {
+	struct rt_fatbin *fb;
+	const void *host_var;
+	void **managed;                /* __managed__: where the host pointer goes */
+	char *name;
+	uint64_t size;
+	struct {
+		unsigned generation;
+		ag_dptr addr;
+		uint64_t size;
+	} dev[RT_MAX_DEVICES];
+	struct rt_var *next;
+};
+
+/* host stub -> kernel, and kernel -> itself (so a cudaKernel_t can be
+ * checked); host shadow -> variable. */
+static pthread_rwlock_t maps_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct rt_ptrmap kernels, vars;
+
+RT_API void **__cudaRegisterFatBinary(void *fatCubin)
+{
+	struct rt_fatbin *fb = xcalloc(1, sizeof(*fb));
+
+	pthread_mutex_init(&fb->lock, NULL);
+	fb->nimages = fatbin_wrapper_images(fatCubin, fb->images, fb->sizes, RT_MAX_IMAGES,
+					    fb->error, sizeof(fb->error));
+	return (void **)fb;
+}
+
+RT_API void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
+{
+}
+
+RT_API void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun,
+				   char *deviceFun, const char *deviceName, int thread_limit,
+				   uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
+{
+	struct rt_fatbin *fb = (struct rt_fatbin *)fatCubinHandle;
+	struct rt_kernel *k = xcalloc(1, sizeof(*k));
+
+	k->fb = fb;
+	k->host_fun = hostFun;
+	k->name = xstrdup(deviceName);
+	k->next = fb->kernels;
+	fb->kernels = k;
+	pthread_rwlock_wrlock(&maps_lock);
+	rt_ptrmap_put(&kernels, hostFun, k);
+	rt_ptrmap_put(&kernels, k, k);
+	pthread_rwlock_unlock(&maps_lock);
+}
+
+static void register_var(struct rt_fatbin *fb, const void *host_var, void **managed,
+			 const char *name, size_t size)
+{
+	struct rt_var *v = xcalloc(1, sizeof(*v));
+
+	v->fb = fb;
+	v->host_var = host_var;
+	v->managed = managed;
+	v->name = xstrdup(name);
+	v->size = size;
+	v->next = fb->vars;
+	fb->vars = v;
+	pthread_rwlock_wrlock(&maps_lock);
+	rt_ptrmap_put(&vars, host_var, v);
+	pthread_rwlock_unlock(&maps_lock);
+}
+
+RT_API void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
+			      const char *deviceName, int ext, size_t size, int constant,
+			      int global)
+{
+	register_var((struct rt_fatbin *)fatCubinHandle, hostVar, NULL, deviceName, size);
+}
+
+RT_API void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
+				     char *deviceAddress, const char *deviceName, int ext,
+				     size_t size, int constant, int global)
+{
+	register_var((struct rt_fatbin *)fatCubinHandle, hostVarPtrAddress,
+		     hostVarPtrAddress, deviceName, size);
+}
+
+RT_API void __cudaUnregisterFatBinary(void **fatCubinHandle)
+{
+	struct rt_fatbin *fb = (struct rt_fatbin *)fatCubinHandle;
+
+	pthread_rwlock_wrlock(&maps_lock);
+	for (struct rt_kernel *k = fb->kernels; k; k = k->next) {
+		rt_ptrmap_del(&kernels, k->host_fun);
+		rt_ptrmap_del(&kernels, k);
+	}
+	for (struct rt_var *v = fb->vars; v; v = v->next)
+		rt_ptrmap_del(&vars, v->host_var);
+	pthread_rwlock_unlock(&maps_lock);
+	/* Loaded modules belong to the backend instances, which free them
+	 * when the device is reset or closed. */
+	while (fb->kernels) {
+		struct rt_kernel *k = fb->kernels;
+
+		fb->kernels = k->next;
+		free(k->name);
+		free(k);
+	}
+	while (fb->vars) {
+		struct rt_var *v = fb->vars;
+
+		fb->vars = v->next;
+		free(v->name);
+		free(v);
+	}
+	pthread_mutex_destroy(&fb->lock);
+	free(fb);
+}
+
+/* A variable's address on device d, from whichever image defines it. */
+static cudaError_t resolve_var(struct rt_var *v, struct rt_device *d, struct rt_loaded *l)
+{
+	const struct ag_backend_ops *ops = rt_ops();
+	struct rt_range r = { 0 };
+	cudaError_t e = cudaErrorInvalidSymbol;
+	ag_dptr addr = 0;
+	uint64_t size = 0;
+
+	for (int i = 0; i < v->fb->nimages && e != cudaSuccess; i++)
+		if (l->mods[i])
+			e = ops->module_var(d->b, l->mods[i], v->name, &addr, &size);
+	if (e != cudaSuccess)
+		return e;
+	v->dev[d->ordinal].addr = addr;
+	v->dev[d->ordinal].size = size;
+	v->dev[d->ordinal].generation = d->generation;
+	r.base = addr;
+	r.size = size;
+	r.kind = v->managed ? RT_MEM_MANAGED : RT_MEM_SYMBOL;
+	r.dev = d->ordinal;
+	if (size)
+		rt_mem_add(&r);
+	if (v->managed)
+		*v->managed = ops->host_ptr(d->b, addr);
+	return cudaSuccess;
+}
+
+static cudaError_t load_images(struct rt_fatbin *fb, struct rt_device *d, struct rt_loaded *l)
+{
+	const struct ag_backend_ops *ops = rt_ops();
+	cudaError_t e, first = cudaErrorNoKernelImageForDevice;
+	int any = 0;
+
+	memset(l->mods, 0, sizeof(l->mods));
+	if (fb->nimages < 0) {
+		fprintf(stderr, "anygpu: cannot read the program's device code: %s\n", fb->error);
+		return cudaErrorInvalidKernelImage;
+	}
+	for (int i = 0; i < fb->nimages; i++) {
+		e = ops->module_load(d->b, fb->images[i], fb->sizes[i], &l->mods[i]);
+		if (e == cudaSuccess)
+			any = 1;
+		else if (first == cudaErrorNoKernelImageForDevice)
+			first = e;
+	}
+	if (!any)
+		return first;
+	for (struct rt_var *v = fb->vars; v; v = v->next)
+		resolve_var(v, d, l);
+	return cudaSuccess;
+}
+
+/* Loads fb on d once per device generation; returns the outcome. */
+static cudaError_t ensure_loaded(struct rt_fatbin *fb, struct rt_device *d)
+{
+	struct rt_loaded *l = &fb->dev[d->ordinal];
+	cudaError_t e;
+
+	pthread_mutex_lock(&fb->lock);
+	if (!l->loaded || l->generation != d->generation) {
+		l->error = load_images(fb, d, l);
+		l->generation = d->generation;
+		l->loaded = 1;
+	}
+	e = l->error;
+	pthread_mutex_unlock(&fb->lock);
+	return e;
+}
+
+struct rt_kernel *rt_kernel_find(const void *host_fun_or_handle)
+{
+	struct rt_kernel *k;
+
+	pthread_rwlock_rdlock(&maps_lock);
+	k = rt_ptrmap_get(&kernels, host_fun_or_handle);
+	pthread_rwlock_unlock(&maps_lock);
+	return k;
+}
+
+/* The demangled name when the C++ runtime is there to demangle it. */
+static char *readable_name(const char *mangled)
+{
+	char *(*demangle)(const char *, char *, size_t *, int *);
+	char *s = NULL;
+	int status = -1;
+
+	*(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (demangle)
+		s = demangle(mangled, NULL, NULL, &status);
+	return status == 0 && s ? s : xstrdup(mangled);
+}
+
+static void explain_no_image(struct rt_kernel *k, struct rt_device *d)
+{
+	char *name;
+
+	if (__atomic_exchange_n(&k->warned, 1, __ATOMIC_RELAXED))
+		return;
+	name = readable_name(k->name);
+	fprintf(stderr,
+		"anygpu: kernel %s cannot run on %s device %d: the program carries no PTX for it (%s).\n"
+		"anygpu: rebuild with `anygpu nvcc`, or add -arch=sm_XX to nvcc to embed PTX.\n",
+		name, rt_ops()->name, d->ordinal,
+		d->b ? rt_ops()->last_message(d->b) : "no device");
+	free(name);
+}
+
+cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_func **f,
+			   const struct ag_func_info **info)
+{
+	const struct ag_backend_ops *ops = rt_ops();
+	struct rt_loaded *l = &k->fb->dev[d->ordinal];
+	cudaError_t e;
+
+	if (k->dev[d->ordinal].f && k->dev[d->ordinal].generation == d->generation)
+		goto found;
+	e = ensure_loaded(k->fb, d);
+	if (e == cudaSuccess) {
+		e = cudaErrorInvalidDeviceFunction;
+		for (int i = 0; i < k->fb->nimages && e != cudaSuccess; i++)
+			if (l->mods[i])
+				e = ops->module_func(d->b, l->mods[i], k->name,
+						     &k->dev[d->ordinal].f,
+						     &k->dev[d->ordinal].info);
+	}
+	if (e == cudaErrorNoKernelImageForDevice)
+		explain_no_image(k, d);
+	if (e != cudaSuccess)
+		return e;
+	k->dev[d->ordinal].generation = d->generation;
+found:
+	*f = k->dev[d->ordinal].f;
+	*info = k->dev[d->ordinal].info;
+	return cudaSuccess;
+}
+
+const char *rt_kernel_name(const struct rt_kernel *k)
+{
+	return k->name;
+}
+
+struct rt_var *rt_var_find(const void *host_var)
+{
+	struct rt_var *v;
+
+	pthread_rwlock_rdlock(&maps_lock);
+	v = rt_ptrmap_get(&vars, host_var);
+	pthread_rwlock_unlock(&maps_lock);
+	return v;
+}
+
+cudaError_t rt_var_addr(struct rt_var *v, struct rt_device *d, ag_dptr *addr, uint64_t *size)
+{
+	cudaError_t e = ensure_loaded(v->fb, d);
+
+	if (e != cudaSuccess)
+		return e;
+	if (v->dev[d->ordinal].generation != d->generation || !v->dev[d->ordinal].addr)
+		return cudaErrorInvalidSymbol;
+	*addr = v->dev[d->ordinal].addr;
+	*size = v->dev[d->ordinal].size;
+	return cudaSuccess;
+}
+
+/* Loads every module of a fatbin on the current device, which sets the host
+ * pointers of its __managed__ variables.  Returns 1 when done. */
+RT_API char __cudaInitModule(void **fatCubinHandle)
+{
+	struct rt_device *d;
+
+	if (rt_current(&d) != cudaSuccess)
+		return 0;
+	return ensure_loaded((struct rt_fatbin *)fatCubinHandle, d) == cudaSuccess;
+}
