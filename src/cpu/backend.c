@@ -249,28 +249,13 @@ static struct ag_cmd *copy_cmd(void *dst, const void *src, uint64_t n)
 	return c;
 }
 
-/* Queues a copy; with wait_anyway, returns only once it is done (pageable
- * memory) but leaves errors to the next synchronising call. */
-static cudaError_t submit_copy(struct ag_backend *b, struct ag_stream *s, struct ag_cmd *c,
-			       int async, int wait_anyway)
+/* How a copy returns: sync ones report the stream's error; async ones
+ * with pageable host memory still wait for the copy (see backend.h). */
+static enum ag_submit copy_mode(int async, int pageable_wait)
 {
 	if (!async)
-		return ag_cpu_submit(b, s, c, 1);
-	cudaError_t err = ag_cpu_submit(b, s, c, 0);
-	if (err || !wait_anyway)
-		return err;
-	/* An event in the stream right after the copy says when it is done. */
-	struct ag_event *e;
-	ag_cpu_event_create(b, cudaEventDisableTiming, &e);
-	err = ag_cpu_event_record(b, e, s);
-	if (!err) {
-		pthread_mutex_lock(&b->lock);
-		while (e->gen_done < e->gen_rec)
-			pthread_cond_wait(&b->cv, &b->lock);
-		pthread_mutex_unlock(&b->lock);
-	}
-	ag_cpu_event_destroy(b, e);
-	return err;
+		return AG_SUBMIT_SYNC;
+	return pageable_wait ? AG_SUBMIT_DONE : AG_SUBMIT_ASYNC;
 }
 
 static cudaError_t cpu_copy_htod(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,
@@ -288,7 +273,7 @@ static cudaError_t cpu_copy_htod(struct ag_backend *b, struct ag_stream *s, ag_d
 		memcpy(c->owned, src, n);
 		c->u.copy.src = c->owned;
 	}
-	return submit_copy(b, s, c, async, hk == AG_HOST_PAGEABLE && !stage);
+	return ag_cpu_submit(b, s, c, copy_mode(async, hk == AG_HOST_PAGEABLE && !stage));
 }
 
 static cudaError_t cpu_copy_dtoh(struct ag_backend *b, struct ag_stream *s, void *dst,
@@ -299,7 +284,7 @@ static cudaError_t cpu_copy_dtoh(struct ag_backend *b, struct ag_stream *s, void
 	void *h = checked_range(b, src, n, "copy from device");
 	if (!h || !dst)
 		return cudaErrorInvalidValue;
-	return submit_copy(b, s, copy_cmd(dst, h, n), async, hk == AG_HOST_PAGEABLE);
+	return ag_cpu_submit(b, s, copy_cmd(dst, h, n), copy_mode(async, hk == AG_HOST_PAGEABLE));
 }
 
 static cudaError_t cpu_copy_dtod(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,
@@ -311,7 +296,7 @@ static cudaError_t cpu_copy_dtod(struct ag_backend *b, struct ag_stream *s, ag_d
 	void *h = d ? checked_range(b, src, n, "copy from device") : NULL;
 	if (!h)
 		return cudaErrorInvalidValue;
-	return submit_copy(b, s, copy_cmd(d, h, n), async, 0);
+	return ag_cpu_submit(b, s, copy_cmd(d, h, n), copy_mode(async, 0));
 }
 
 static cudaError_t cpu_memset(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,
@@ -327,7 +312,7 @@ static cudaError_t cpu_memset(struct ag_backend *b, struct ag_stream *s, ag_dptr
 	c->u.set.dst = d;
 	c->u.set.value = value;
 	c->u.set.n = n;
-	return submit_copy(b, s, c, async, 0);
+	return ag_cpu_submit(b, s, c, copy_mode(async, 0));
 }
 
 /* The launch facts of one kernel, from the PTX and the compiled module. */
@@ -560,7 +545,7 @@ static cudaError_t cpu_launch(struct ag_backend *b, struct ag_stream *s, struct 
 	if (param_bytes)
 		memcpy(c->owned, params, param_bytes);
 	c->u.launch.params = c->owned;
-	return ag_cpu_submit(b, s, c, 0);
+	return ag_cpu_submit(b, s, c, AG_SUBMIT_ASYNC);
 }
 
 const struct ag_backend_ops ag_cpu_backend = {

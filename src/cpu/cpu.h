@@ -149,10 +149,17 @@ struct ag_backend {
 void ag_cpu_set_msg(struct ag_backend *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* How ag_cpu_submit returns. */
+enum ag_submit {
+	AG_SUBMIT_ASYNC,        /* at once */
+	AG_SUBMIT_DONE,         /* once the command ran; errors wait for a sync */
+	AG_SUBMIT_SYNC,         /* once it ran, with the stream's error */
+};
+
 /* stream.c: queues cmd (allocated by the caller, owned from now on) on s
- * (NULL: legacy).  wait: also waits for it and reports the stream's error. */
+ * (NULL: legacy). */
 cudaError_t ag_cpu_submit(struct ag_backend *b, struct ag_stream *s, struct ag_cmd *cmd,
-			  int wait);
+			  enum ag_submit how);
 /* Waits until no stream has work, with b->lock held. */
 void ag_cpu_wait_idle(struct ag_backend *b);
 void ag_cpu_streams_init(struct ag_backend *b);

@@ -278,18 +278,19 @@ static cudaError_t enqueue(struct ag_backend *b, struct ag_stream **sp, struct a
 }
 
 cudaError_t ag_cpu_submit(struct ag_backend *b, struct ag_stream *s, struct ag_cmd *c,
-			  int wait)
+			  enum ag_submit how)
 {
 	uint64_t n;
 
 	pthread_mutex_lock(&b->lock);
 	cudaError_t err = enqueue(b, &s, c, &n);
-	if (err)
+	if (err) {
 		free_cmd(c);
-	else if (wait) {
+	} else if (how != AG_SUBMIT_ASYNC) {
 		s->refs++;
 		wait_done(b, s, n);
-		err = take_error(b, s);
+		if (how == AG_SUBMIT_SYNC)
+			err = take_error(b, s);
 		stream_put(s);
 	}
 	pthread_mutex_unlock(&b->lock);
@@ -449,7 +450,7 @@ cudaError_t ag_cpu_host_func(struct ag_backend *b, struct ag_stream *s,
 	struct ag_cmd *c = new_cmd(AG_CMD_HOST);
 	c->u.host.fn = fn;
 	c->u.host.data = data;
-	return ag_cpu_submit(b, s, c, 0);
+	return ag_cpu_submit(b, s, c, AG_SUBMIT_ASYNC);
 }
 
 cudaError_t ag_cpu_event_create(struct ag_backend *b, unsigned flags, struct ag_event **out)
