@@ -213,7 +213,8 @@ static void *stream_main(void *arg)
 	return NULL;
 }
 
-/* Threads are detached: close() waits for nthreads to reach 0 instead. */
+/* With b->lock held.  Threads are detached: close() waits for nthreads to
+ * reach 0 instead. */
 static cudaError_t start_thread(struct ag_backend *b, struct ag_stream *s)
 {
 	pthread_attr_t attr;
@@ -226,7 +227,7 @@ static cudaError_t start_thread(struct ag_backend *b, struct ag_stream *s)
 	rc = pthread_create(&t, &attr, stream_main, s);
 	pthread_attr_destroy(&attr);
 	if (rc != 0) {
-		ag_cpu_set_msg(b, "cannot start a stream thread: %s", strerror(rc));
+		snprintf(b->msg, sizeof(b->msg), "cannot start a stream thread: %s", strerror(rc));
 		return cudaErrorMemoryAllocation;
 	}
 	s->has_thread = 1;
