@@ -292,6 +292,8 @@ cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_f
 						     &k->dev[d->ordinal].f,
 						     &k->dev[d->ordinal].info);
 	}
+	if (e == cudaErrorSymbolNotFound)
+		e = cudaErrorInvalidDeviceFunction;
 	if (e == cudaErrorNoKernelImageForDevice)
 		explain_no_image(k, d);
 	if (e != cudaSuccess)
