@@ -390,10 +390,21 @@ cudaError_t ag_cpu_stream_destroy(struct ag_backend *b, struct ag_stream *s)
 	return t ? cudaSuccess : cudaErrorInvalidResourceHandle;
 }
 
+static struct ag_cmd *new_cmd(enum ag_cmd_kind kind)
+{
+	struct ag_cmd *c = xcalloc(1, sizeof(*c));
+	c->kind = kind;
+	return c;
+}
+
 cudaError_t ag_cpu_stream_sync(struct ag_backend *b, struct ag_stream *s)
 {
 	cudaError_t err = cudaErrorInvalidResourceHandle;
 
+	/* The legacy stream waits for blocking streams' earlier work, so
+	 * syncing it does too: as a command queued on it would. */
+	if (!s)
+		return ag_cpu_submit(b, NULL, new_cmd(AG_CMD_WAIT), AG_SUBMIT_SYNC);
 	pthread_mutex_lock(&b->lock);
 	struct ag_stream *t = find_stream(b, s);
 	if (t) {
@@ -414,13 +425,6 @@ cudaError_t ag_cpu_stream_query(struct ag_backend *b, struct ag_stream *s)
 		: busy(t) ? cudaErrorNotReady : cudaSuccess;
 	pthread_mutex_unlock(&b->lock);
 	return err;
-}
-
-static struct ag_cmd *new_cmd(enum ag_cmd_kind kind)
-{
-	struct ag_cmd *c = xcalloc(1, sizeof(*c));
-	c->kind = kind;
-	return c;
 }
 
 cudaError_t ag_cpu_stream_wait_event(struct ag_backend *b, struct ag_stream *s,

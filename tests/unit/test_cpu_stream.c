@@ -202,7 +202,7 @@ static void test_legacy_stream(void **state)
 {
 	struct ag_backend *b = *state;
 	struct ag_stream *blocking, *nonblocking;
-	struct slow a = { 60, 0 }, c = { 60, 0 }, nb = { 200, 0 };
+	struct slow a = { 60, 0 }, c = { 60, 0 }, nb = { 800, 0 };
 	struct probe after_a = { &a.flag, 0, 0 }, after_c = { &c.flag, 0, 0 };
 	struct probe after_nb = { &nb.flag, 0, 0 };
 
@@ -221,6 +221,13 @@ static void test_legacy_stream(void **state)
 	assert_int_equal(after_c.seen, 1);
 	assert_int_equal(after_nb.ran, 1);
 	assert_int_equal(after_nb.seen, 0);
+	/* Syncing the legacy stream waits for the blocking stream, not for
+	 * the non-blocking one. */
+	a.flag = 0;
+	ops->host_func(b, blocking, slow_fn, &a);
+	assert_int_equal(ops->stream_sync(b, NULL), cudaSuccess);
+	assert_int_equal(a.flag, 1);
+	assert_int_equal(nb.flag, 0);
 	assert_int_equal(ops->synchronize(b), cudaSuccess);
 	assert_int_equal(nb.flag, 1);
 	ops->stream_destroy(b, blocking);
