@@ -7,7 +7,7 @@ DEBS := cmake gcc make pkg-config libzstd-dev liblz4-dev libssl-dev \
 BUILD := build
 ASAN := build-asan
 JOBS := $(shell nproc)
-FUZZ_SECONDS := 20
+FUZZ_SECONDS ?= 20
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # nvcc is found on PATH or in the toolkit's usual place.
@@ -42,7 +42,7 @@ demo: build
 # then a short fuzz run.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
-	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON -DAG_CUDA_TESTS=OFF
 	cmake --build $(ASAN) -j$(JOBS)
 	cd $(ASAN) && ctest --output-on-failure -j$(JOBS) -L unit
 	@if [ -x tests/fuzz/run.sh ]; then tests/fuzz/run.sh $(FUZZ_SECONDS); \
@@ -53,4 +53,4 @@ bench: build
 	else echo "bench/run.sh not present yet"; exit 1; fi
 
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) build-fuzz build-fuzz.log
