@@ -13,7 +13,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # nvcc is found on PATH or in the toolkit's usual place.
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all deps build demo test bench clean
+.PHONY: all deps build demo test test-release test-asan test-fuzz bench clean
 
 all: build
 
@@ -36,20 +36,27 @@ build: deps
 
 demo: build
 	@command -v nvcc >/dev/null || { echo "error: make demo needs nvcc (CUDA toolkit 13)"; exit 1; }
-	examples/run-demo.sh $(BUILD)
+	bash examples/run-demo.sh $(BUILD)
 
 # All tests in the release tree, the unit tests again under ASan+UBSan,
-# then a short fuzz run.
+# then a short fuzz run.  -k: one failing stage does not hide the others.
 test: build
+	@$(MAKE) --no-print-directory -k test-release test-asan test-fuzz
+
+test-release: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-asan: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON -DAG_CUDA_TESTS=OFF
 	cmake --build $(ASAN) -j$(JOBS)
 	cd $(ASAN) && ctest --output-on-failure -j$(JOBS) -L unit
-	@if [ -x tests/fuzz/run.sh ]; then tests/fuzz/run.sh $(FUZZ_SECONDS); \
+
+test-fuzz: deps
+	@if [ -f tests/fuzz/run.sh ]; then sh tests/fuzz/run.sh $(FUZZ_SECONDS); \
 	else echo "tests/fuzz/run.sh not present: no fuzzing"; fi
 
 bench: build
-	@if [ -x bench/run.sh ]; then bench/run.sh; \
+	@if [ -f bench/run.sh ]; then bash bench/run.sh; \
 	else echo "bench/run.sh not present yet"; exit 1; fi
 
 clean:
