@@ -141,6 +141,8 @@ static int parse_func(struct parser *p, struct ptx_func *f, const struct ptx_var
 	f->is_weak = link->is_weak;
 	f->line = p->tok.line;
 	f->is_entry = tok_is_dir(&p->tok, ".entry");
+	/* .reg parameters name registers of the body too. */
+	reg_names_clear(p->regs);
 	p_next(p);
 	if (!f->is_entry && tok_is(&p->tok, '(') && parse_params(p, &f->rets, &f->nrets))
 		return -1;
@@ -159,7 +161,6 @@ static int parse_func(struct parser *p, struct ptx_func *f, const struct ptx_var
 	}
 	if (!tok_is(&p->tok, '{'))
 		return p_expected(p, "'{' or ';' after function header");
-	reg_names_clear(p->regs);
 	return parse_body(p, f);
 }
 
@@ -249,9 +250,12 @@ static int parse_module(struct parser *p, struct ptx_module *m)
 int ptx_parse(const char *text, size_t len, struct ptx_module **out, struct ptx_error *err)
 {
 	struct parser p = { 0 };
+	struct ptx_error ignored;
 	struct ptx_module *m;
 	struct ptx_arena *arena;
 
+	if (!err)
+		err = &ignored;
 	memset(err, 0, sizeof(*err));
 	*out = NULL;
 	if (len >= MAX_INPUT) {

@@ -272,6 +272,30 @@ static void test_functions(void **state)
 	ptx_free(m);
 }
 
+/* Registers passed as .reg parameters are registers in the body, plain
+ * names or not; a return list "()_" declares none. */
+static void test_reg_params(void **state)
+{
+	struct ptx_module *m = parse_ok(HEAD
+		".func (.reg .b32 r) g(.reg .b32 k)\n{\n\tadd.u32 r, k, 1;\n\tret;\n}\n"
+		".entry e()\n{\n"
+		"\tp0 : .callprototype ()_ (.param .b64 _, .param .align 8 .b8 _[16]);\n"
+		"\tadd.u32 r, k, 1;\n\tret;\n}\n");
+	const struct ptx_insn *in = &m->funcs[0].body[0].u.insn;
+	const struct ptx_stmt *s = &m->funcs[1].body[0];
+
+	assert_int_equal(in->ops[0].kind, PTX_OP_REG);
+	assert_int_equal(in->ops[1].kind, PTX_OP_REG);
+	assert_int_equal(s->kind, PTX_STMT_PROTO);
+	assert_int_equal(s->u.proto.nrets, 0);
+	assert_int_equal(s->u.proto.nparams, 2);
+	assert_int_equal(s->u.proto.params[1].count, 16);
+	/* A name is a register only in the function that declares it. */
+	in = &m->funcs[1].body[1].u.insn;
+	assert_int_equal(in->ops[0].kind, PTX_OP_SYM);
+	ptx_free(m);
+}
+
 static void test_param_layout(void **state)
 {
 	struct ptx_module *m = parse_ok(HEAD
@@ -692,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_initializers),
 		cmocka_unit_test(test_masked_address),
 		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_reg_params),
 		cmocka_unit_test(test_param_layout),
 		cmocka_unit_test(test_operands),
 		cmocka_unit_test(test_calls),
