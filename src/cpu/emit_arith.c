@@ -1,0 +1,474 @@
+/*
+ * emit_arith.c - arithmetic, comparison, logic and bit instructions.
+ * Each becomes one lane loop "d = expression"; the expression comes from a
+ * template in which $1..$4 are the source operands, $T the C type of the
+ * instruction type, $U the unsigned type integer arithmetic is done in (so
+ * that overflow wraps, as PTX says, instead of being undefined), $W the
+ * double-width type of .wide, $N the bit width, $F the C suffix of float
+ * functions ("f" for .f32), $S "s" or "u" by signedness.
+ */
+#include <string.h>
+
+#include "cpu/translate_int.h"
+
+struct tmpl {
+	enum ptx_type ty;       /* the instruction type */
+	enum ptx_type dt;       /* the destination's */
+	enum ptx_type st[4];    /* each source's */
+	uint32_t nsrc;
+	int ftz, sat;           /* flush sources and result; clamp result */
+};
+
+static const char *calc_type(enum ptx_type ty)
+{
+	return tr_size(ty) == 8 ? "uint64_t" : "uint32_t";
+}
+
+static enum ptx_type wide_type(enum ptx_type ty)
+{
+	uint32_t n = tr_size(ty) * 2;
+
+	return tr_is_signed(ty) ? tr_sint(n) : tr_uint(n);
+}
+
+static void expand(struct strbuf *sb, const char *tmpl, const struct tmpl *k,
+		   struct strbuf *src)
+{
+	const char *p;
+
+	for (p = tmpl; *p; p++) {
+		if (*p != '$' || !p[1]) {
+			sb_add(sb, p, 1);
+			continue;
+		}
+		switch (*++p) {
+		case 'T': sb_adds(sb, tr_ctype(k->ty)); break;
+		case 'U': sb_adds(sb, calc_type(k->ty)); break;
+		case 'W': sb_adds(sb, tr_ctype(wide_type(k->ty))); break;
+		case 'N': sb_addf(sb, "%u", tr_size(k->ty) * 8); break;
+		case 'F': sb_adds(sb, k->ty == PTX_T_F32 ? "f" : ""); break;
+		case 'S': sb_adds(sb, tr_is_signed(k->ty) ? "s" : "u"); break;
+		default:  sb_adds(sb, src[*p - '1'].buf); break;
+		}
+	}
+}
+
+/* d = tmpl(sources) for each active lane. */
+static int emit_tmpl(struct tr *t, const struct ptx_insn *in, const struct tmpl *k,
+		     const char *tmpl)
+{
+	struct strbuf src[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	struct strbuf e = STRBUF_INIT;
+	uint32_t i;
+	int rc = -1;
+
+	if (tr_nops(t, in, k->nsrc + 1, k->nsrc + 1))
+		return -1;
+	for (i = 0; i < k->nsrc; i++) {
+		if (tr_src(t, in, &in->ops[i + 1], k->st[i], &src[i]))
+			goto out;
+		if (k->ftz && k->st[i] == PTX_T_F32)
+			tr_wrap(&src[i], "ag_ftz");
+	}
+	expand(&e, tmpl, k, src);
+	if (k->sat)
+		tr_wrap(&e, k->dt == PTX_T_F64 ? "ag_sat_f64" : "ag_sat_f32");
+	if (k->ftz && k->dt == PTX_T_F32)
+		tr_wrap(&e, "ag_ftz");
+	tr_lanes_begin(t, in);
+	rc = tr_dst(t, in, &in->ops[0], k->dt, e.buf);
+	tr_lanes_end(t);
+out:
+	for (i = 0; i < 4; i++)
+		sb_free(&src[i]);
+	sb_free(&e);
+	return rc;
+}
+
+/* One instruction type (not half precision: no arithmetic on it yet), nsrc
+ * sources of that type. */
+static int setup(struct tr *t, const struct ptx_insn *in, const char *allowed,
+		 struct tmpl *k, uint32_t nsrc)
+{
+	uint32_t n, i;
+
+	memset(k, 0, sizeof(*k));
+	if (tr_mods(t, in, allowed, &k->ty, 1, &n))
+		return -1;
+	if (n != 1 || !tr_ctype(k->ty) || k->ty == PTX_T_F16 || k->ty == PTX_T_BF16 ||
+	    k->ty == PTX_T_F16X2 || k->ty == PTX_T_BF16X2)
+		return tr_unsupported(t, in, n != 1 ? "needs one type" : "type");
+	k->dt = k->ty;
+	k->nsrc = nsrc;
+	for (i = 0; i < nsrc; i++)
+		k->st[i] = k->ty;
+	k->ftz = tr_has(in, ".ftz");
+	k->sat = tr_has(in, ".sat") && tr_is_float(k->ty);
+	return 0;
+}
+
+static int need_float(struct tr *t, const struct ptx_insn *in, const struct tmpl *k, int want)
+{
+	if (tr_is_float(k->ty) != want || (k->ty == PTX_T_PRED))
+		return tr_unsupported(t, in, "type");
+	return 0;
+}
+
+static int emit_addsub(struct tr *t, const struct ptx_insn *in)
+{
+	int sub = in->opcode[0] == 's', carry_in = in->opcode[strlen(in->opcode) - 1] == 'c';
+	int cc = tr_has(in, ".cc");
+	struct tmpl k;
+	struct strbuf e = STRBUF_INIT;
+	int rc;
+
+	if (setup(t, in, ".rn .ftz .sat .cc", &k, 2))
+		return -1;
+	if (tr_is_float(k.ty)) {
+		if (cc || carry_in)
+			return tr_unsupported(t, in, "carry on floats");
+		return emit_tmpl(t, in, &k, sub ? "$1 - $2" : "$1 + $2");
+	}
+	if (k.ty == PTX_T_PRED || k.ftz || tr_has(in, ".rn"))
+		return tr_unsupported(t, in, "modifier");
+	if (tr_has(in, ".sat")) {
+		if (k.ty != PTX_T_S32 || cc || carry_in)
+			return tr_unsupported(t, in, ".sat");
+		return emit_tmpl(t, in, &k, sub ? "ag_sat_s32((int64_t)$1 - (int64_t)$2)" :
+				 "ag_sat_s32((int64_t)$1 + (int64_t)$2)");
+	}
+	if (!cc && !carry_in)
+		return emit_tmpl(t, in, &k, sub ? "($T)(($U)$1 - ($U)$2)" : "($T)(($U)$1 + ($U)$2)");
+	if (tr_size(k.ty) < 4)
+		return tr_unsupported(t, in, "carry on 8 or 16 bits");
+	sb_addf(&e, "($T)ag_%sc$N(($U)$1, ($U)$2, %s, %s)", sub ? "sub" : "add",
+		carry_in ? "W->ln.cc[l]" : "0", cc ? "&W->ln.cc[l]" : "NULL");
+	rc = emit_tmpl(t, in, &k, e.buf);
+	sb_free(&e);
+	return rc;
+}
+
+static int emit_mul(struct tr *t, const struct ptx_insn *in)
+{
+	int mad = in->opcode[1] == 'a';
+	struct tmpl k;
+
+	if (setup(t, in, ".lo .hi .wide .rn .ftz .sat", &k, mad ? 3 : 2))
+		return -1;
+	if (tr_is_float(k.ty))
+		return emit_tmpl(t, in, &k, mad ? "fma$F($1, $2, $3)" : "$1 * $2");
+	if (k.ty == PTX_T_PRED || k.ftz || tr_has(in, ".rn") || tr_has(in, ".sat"))
+		return tr_unsupported(t, in, "modifier");
+	if (tr_has(in, ".hi"))
+		return emit_tmpl(t, in, &k, mad ? "($T)(($U)ag_mulh$S$N($1, $2) + ($U)$3)" :
+				 "ag_mulh$S$N($1, $2)");
+	if (tr_has(in, ".wide")) {
+		if (tr_size(k.ty) != 2 && tr_size(k.ty) != 4)
+			return tr_unsupported(t, in, ".wide");
+		k.dt = k.st[2] = wide_type(k.ty);
+		return emit_tmpl(t, in, &k, mad ? "($W)((uint64_t)(($W)$1 * ($W)$2) + (uint64_t)$3)" :
+				 "($W)$1 * ($W)$2");
+	}
+	return emit_tmpl(t, in, &k, mad ? "($T)(($U)$1 * ($U)$2 + ($U)$3)" :
+			 "($T)(($U)$1 * ($U)$2)");
+}
+
+static int emit_divrem(struct tr *t, const struct ptx_insn *in)
+{
+	int rem = in->opcode[0] == 'r';
+	struct tmpl k;
+
+	if (setup(t, in, rem ? "" : ".rn .full .approx .ftz", &k, 2))
+		return -1;
+	if (tr_is_float(k.ty)) {
+		if (rem)
+			return tr_unsupported(t, in, "type");
+		return emit_tmpl(t, in, &k, "$1 / $2");
+	}
+	if (k.ty == PTX_T_PRED || in->nmods != 1)
+		return tr_unsupported(t, in, "modifier");
+	return emit_tmpl(t, in, &k, rem ? "ag_rem$S$N($1, $2)" : "ag_div$S$N($1, $2)");
+}
+
+static int emit_minmax(struct tr *t, const struct ptx_insn *in)
+{
+	int max = in->opcode[1] == 'a';
+	struct tmpl k;
+
+	if (setup(t, in, ".ftz", &k, 2))
+		return -1;
+	if (tr_is_float(k.ty))
+		return emit_tmpl(t, in, &k, max ? "fmax$F($1, $2)" : "fmin$F($1, $2)");
+	if (k.ty == PTX_T_PRED || k.ftz)
+		return tr_unsupported(t, in, "modifier");
+	return emit_tmpl(t, in, &k, max ? "($1 > $2 ? $1 : $2)" : "($1 < $2 ? $1 : $2)");
+}
+
+static int emit_absneg(struct tr *t, const struct ptx_insn *in)
+{
+	int neg = in->opcode[0] == 'n';
+	struct tmpl k;
+
+	if (setup(t, in, ".ftz", &k, 1))
+		return -1;
+	if (tr_is_float(k.ty))
+		return emit_tmpl(t, in, &k, neg ? "-$1" : "fabs$F($1)");
+	if (k.ty == PTX_T_PRED || k.ftz)
+		return tr_unsupported(t, in, "modifier");
+	return emit_tmpl(t, in, &k, neg ? "($T)(0 - ($U)$1)" : "($T)ag_absu$N($1)");
+}
+
+/* Float-only functions: fma, rcp, sqrt, rsqrt, the .approx family,
+ * copysign.  The .approx ones use libm, more precise than the GPU's. */
+static int emit_float_fn(struct tr *t, const struct ptx_insn *in)
+{
+	static const struct {
+		const char *op, *allowed, *tmpl;
+		uint32_t nsrc;
+		int f32_only;
+	} fns[] = {
+		{ "fma", ".rn .ftz .sat", "fma$F($1, $2, $3)", 3, 0 },
+		{ "rcp", ".rn .approx .ftz", "1.0$F / $1", 1, 0 },
+		{ "sqrt", ".rn .approx .ftz", "sqrt$F($1)", 1, 0 },
+		{ "rsqrt", ".approx .ftz", "1.0$F / sqrt$F($1)", 1, 0 },
+		{ "ex2", ".approx .ftz", "exp2f($1)", 1, 1 },
+		{ "lg2", ".approx .ftz", "log2f($1)", 1, 1 },
+		{ "sin", ".approx .ftz", "sinf($1)", 1, 1 },
+		{ "cos", ".approx .ftz", "cosf($1)", 1, 1 },
+		{ "tanh", ".approx", "tanhf($1)", 1, 1 },
+		{ "copysign", "", "copysign$F($2, $1)", 2, 0 },
+	};
+	struct tmpl k;
+	size_t i;
+
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		if (strcmp(in->opcode, fns[i].op))
+			continue;
+		if (setup(t, in, fns[i].allowed, &k, fns[i].nsrc) || need_float(t, in, &k, 1))
+			return -1;
+		if (fns[i].f32_only && k.ty != PTX_T_F32)
+			return tr_unsupported(t, in, "type");
+		return emit_tmpl(t, in, &k, fns[i].tmpl);
+	}
+	return tr_unsupported(t, in, NULL);
+}
+
+static int emit_testp(struct tr *t, const struct ptx_insn *in)
+{
+	static const char *const ops[][2] = {
+		{ ".finite", "isfinite($1)" }, { ".infinite", "isinf($1)" },
+		{ ".number", "!isnan($1)" }, { ".notanumber", "isnan($1)" },
+		{ ".normal", "isnormal($1)" }, { ".subnormal", "(fpclassify($1) == FP_SUBNORMAL)" },
+	};
+	struct tmpl k;
+	size_t i;
+
+	if (setup(t, in, ".finite .infinite .number .notanumber .normal .subnormal", &k, 1) ||
+	    need_float(t, in, &k, 1))
+		return -1;
+	k.dt = PTX_T_PRED;
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (tr_has(in, ops[i][0]))
+			return emit_tmpl(t, in, &k, ops[i][1]);
+	return tr_unsupported(t, in, "needs a test");
+}
+
+static const char *compare(const struct ptx_insn *in, int fp)
+{
+	static const char *const ints[][2] = {
+		{ ".eq", "($1 == $2)" }, { ".ne", "($1 != $2)" }, { ".lt", "($1 < $2)" },
+		{ ".le", "($1 <= $2)" }, { ".gt", "($1 > $2)" }, { ".ge", "($1 >= $2)" },
+		{ ".lo", "(($U)$1 < ($U)$2)" }, { ".ls", "(($U)$1 <= ($U)$2)" },
+		{ ".hi", "(($U)$1 > ($U)$2)" }, { ".hs", "(($U)$1 >= ($U)$2)" },
+	};
+	static const char *const floats[][2] = {
+		{ ".eq", "($1 == $2)" }, { ".ne", "($1 < $2 || $1 > $2)" },
+		{ ".lt", "($1 < $2)" }, { ".le", "($1 <= $2)" }, { ".gt", "($1 > $2)" },
+		{ ".ge", "($1 >= $2)" }, { ".equ", "!($1 < $2 || $1 > $2)" },
+		{ ".neu", "($1 != $2)" }, { ".ltu", "!($1 >= $2)" }, { ".leu", "!($1 > $2)" },
+		{ ".gtu", "!($1 <= $2)" }, { ".geu", "!($1 < $2)" },
+		{ ".num", "($1 == $1 && $2 == $2)" }, { ".nan", "($1 != $1 || $2 != $2)" },
+	};
+	size_t i;
+
+	if (fp) {
+		for (i = 0; i < sizeof(floats) / sizeof(floats[0]); i++)
+			if (tr_has(in, floats[i][0]))
+				return floats[i][1];
+	} else {
+		for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+			if (tr_has(in, ints[i][0]))
+				return ints[i][1];
+	}
+	return NULL;
+}
+
+/* setp: p = cmp BOOL c, and the optional q = !cmp BOOL c. */
+static int emit_setp(struct tr *t, const struct ptx_insn *in)
+{
+	struct strbuf src[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	struct strbuf e = STRBUF_INIT, r = STRBUF_INIT;
+	const char *cmp, *bop = tr_has(in, ".and") ? "&&" : tr_has(in, ".or") ? "||" :
+		tr_has(in, ".xor") ? "!=" : NULL;
+	struct tmpl k;
+	int rc = -1;
+
+	if (setup(t, in, ".eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu "
+		  ".num .nan .and .or .xor .ftz", &k, 2))
+		return -1;
+	cmp = compare(in, tr_is_float(k.ty));
+	if (!cmp || k.ty == PTX_T_PRED || tr_nops(t, in, bop ? 4 : 3, bop ? 4 : 3))
+		return cmp && k.ty != PTX_T_PRED ? -1 : tr_unsupported(t, in, "comparison");
+	if (tr_src(t, in, &in->ops[1], k.ty, &src[0]) || tr_src(t, in, &in->ops[2], k.ty, &src[1]) ||
+	    (bop && tr_src(t, in, &in->ops[3], PTX_T_PRED, &src[2])))
+		goto out;
+	if (k.ftz && k.ty == PTX_T_F32) {
+		tr_wrap(&src[0], "ag_ftz");
+		tr_wrap(&src[1], "ag_ftz");
+	}
+	expand(&e, cmp, &k, src);
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "uint8_t c_ = %s;\n\t\t\t", e.buf);
+	sb_addf(&r, bop ? "(c_ %s %s)" : "c_", bop, src[2].buf);
+	if (tr_dst(t, in, &in->ops[0], PTX_T_PRED, r.buf))
+		goto out;
+	if (in->ops[0].pair) {
+		sb_reset(&r);
+		sb_addf(&r, bop ? "(!c_ %s %s)" : "!c_", bop, src[2].buf);
+		sb_adds(&t->code, "\t\t\t");
+		if (tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, r.buf))
+			goto out;
+	}
+	tr_lanes_end(t);
+	rc = 0;
+out:
+	sb_free(&src[0]);
+	sb_free(&src[1]);
+	sb_free(&src[2]);
+	sb_free(&e);
+	sb_free(&r);
+	return rc;
+}
+
+static int emit_selp(struct tr *t, const struct ptx_insn *in)
+{
+	struct tmpl k;
+
+	if (setup(t, in, "", &k, 3))
+		return -1;
+	k.st[2] = PTX_T_PRED;
+	return emit_tmpl(t, in, &k, "($3 ? $1 : $2)");
+}
+
+static int emit_logic(struct tr *t, const struct ptx_insn *in)
+{
+	static const char *const ops[][3] = {
+		{ "and", "($T)($1 & $2)", "($1 && $2)" }, { "or", "($T)($1 | $2)", "($1 || $2)" },
+		{ "xor", "($T)($1 ^ $2)", "($1 != $2)" }, { "not", "($T)~$1", "!$1" },
+		{ "cnot", "($T)($1 == 0)", NULL },
+	};
+	struct tmpl k;
+	size_t i;
+	int unary = in->opcode[0] == 'n' || in->opcode[0] == 'c';
+
+	if (setup(t, in, "", &k, unary ? 1 : 2))
+		return -1;
+	if (tr_is_float(k.ty) || tr_is_signed(k.ty))
+		return tr_unsupported(t, in, "type");
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(in->opcode, ops[i][0]) && (k.ty != PTX_T_PRED || ops[i][2]))
+			return emit_tmpl(t, in, &k, ops[i][k.ty == PTX_T_PRED ? 2 : 1]);
+	return tr_unsupported(t, in, "type");
+}
+
+static int emit_shift(struct tr *t, const struct ptx_insn *in)
+{
+	struct tmpl k;
+
+	if (setup(t, in, "", &k, 2))
+		return -1;
+	if (tr_is_float(k.ty) || k.ty == PTX_T_PRED || tr_size(k.ty) < 2)
+		return tr_unsupported(t, in, "type");
+	k.st[1] = PTX_T_U32;
+	if (in->opcode[2] == 'l')
+		return emit_tmpl(t, in, &k, "($T)ag_shl$N($1, $2)");
+	return emit_tmpl(t, in, &k, tr_is_signed(k.ty) ? "ag_shrs$N($1, $2)" :
+			 "ag_shru$N($1, $2)");
+}
+
+static int emit_bits(struct tr *t, const struct ptx_insn *in)
+{
+	struct tmpl k;
+	int sgn;
+
+	if (setup(t, in, ".shiftamt", &k, 1))
+		return -1;
+	if (tr_is_float(k.ty) || k.ty == PTX_T_PRED || tr_size(k.ty) < 4)
+		return tr_unsupported(t, in, "type");
+	sgn = tr_is_signed(k.ty);
+	if (!strcmp(in->opcode, "brev"))
+		return emit_tmpl(t, in, &k, "ag_brev$N($1)");
+	k.dt = PTX_T_U32;
+	if (!strcmp(in->opcode, "popc"))
+		return emit_tmpl(t, in, &k, "ag_popc$N($1)");
+	if (!strcmp(in->opcode, "clz"))
+		return emit_tmpl(t, in, &k, "ag_clz$N($1)");
+	if (tr_has(in, ".shiftamt"))
+		return emit_tmpl(t, in, &k, sgn ? "ag_bfind$N($1, 1, 1)" : "ag_bfind$N($1, 0, 1)");
+	return emit_tmpl(t, in, &k, sgn ? "ag_bfind$N($1, 1, 0)" : "ag_bfind$N($1, 0, 0)");
+}
+
+static int emit_bitfield(struct tr *t, const struct ptx_insn *in)
+{
+	int bfi = in->opcode[2] == 'i';
+	struct tmpl k;
+
+	if (setup(t, in, "", &k, bfi ? 4 : 3))
+		return -1;
+	if (tr_is_float(k.ty) || k.ty == PTX_T_PRED || tr_size(k.ty) < 4)
+		return tr_unsupported(t, in, "type");
+	k.st[bfi ? 2 : 1] = k.st[bfi ? 3 : 2] = PTX_T_U32;
+	if (bfi)
+		return emit_tmpl(t, in, &k, "($T)ag_bfi$N($1, $2, $3, $4)");
+	return emit_tmpl(t, in, &k, tr_is_signed(k.ty) ? "($T)ag_bfe$N($1, $2, $3, 1)" :
+			 "($T)ag_bfe$N($1, $2, $3, 0)");
+}
+
+static int emit_prmt(struct tr *t, const struct ptx_insn *in)
+{
+	struct tmpl k;
+
+	if (setup(t, in, "", &k, 3))
+		return -1;
+	if (k.ty != PTX_T_B32)
+		return tr_unsupported(t, in, "only the default mode");
+	return emit_tmpl(t, in, &k, "ag_prmt($1, $2, $3)");
+}
+
+tr_emit_fn tr_arith_emitter(const char *opcode)
+{
+	static const struct {
+		const char *op;
+		tr_emit_fn fn;
+	} tab[] = {
+		{ "add", emit_addsub }, { "sub", emit_addsub }, { "addc", emit_addsub },
+		{ "subc", emit_addsub }, { "mul", emit_mul }, { "mad", emit_mul },
+		{ "div", emit_divrem }, { "rem", emit_divrem }, { "min", emit_minmax },
+		{ "max", emit_minmax }, { "abs", emit_absneg }, { "neg", emit_absneg },
+		{ "fma", emit_float_fn }, { "rcp", emit_float_fn }, { "sqrt", emit_float_fn },
+		{ "rsqrt", emit_float_fn }, { "ex2", emit_float_fn }, { "lg2", emit_float_fn },
+		{ "sin", emit_float_fn }, { "cos", emit_float_fn }, { "tanh", emit_float_fn },
+		{ "copysign", emit_float_fn }, { "testp", emit_testp }, { "setp", emit_setp },
+		{ "selp", emit_selp }, { "and", emit_logic }, { "or", emit_logic },
+		{ "xor", emit_logic }, { "not", emit_logic }, { "cnot", emit_logic },
+		{ "shl", emit_shift }, { "shr", emit_shift }, { "popc", emit_bits },
+		{ "clz", emit_bits }, { "brev", emit_bits }, { "bfind", emit_bits },
+		{ "bfe", emit_bitfield }, { "bfi", emit_bitfield }, { "prmt", emit_prmt },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (!strcmp(opcode, tab[i].op))
+			return tab[i].fn;
+	return NULL;
+}

@@ -1,0 +1,259 @@
+/*
+ * emit_mem.c - memory instructions: ld, ldu, st (scalars and .v2/.v4 in
+ * every state space), cvta between generic and space addresses, atom and
+ * red with __atomic builtins, and membar/fence.  Addresses come from
+ * tr_addr: shared ones are offsets into the block's shared memory, all
+ * others host addresses (so cvta is the identity except for .shared).
+ */
+#include <string.h>
+
+#include "cpu/translate_int.h"
+
+/* Cache, eviction and ordering hints that change nothing on a CPU (the
+ * block's threads are one OS thread; other blocks see plain stores). */
+#define HINTS ".weak .volatile .relaxed .acquire .release .cta .gpu .sys .ca .cg .cs .lu " \
+	".cv .wb .wt .nc .L1::no_allocate .L1::evict_normal .L1::evict_first " \
+	".L1::evict_last .L1::evict_unchanged .L2::evict_normal .L2::evict_first " \
+	".L2::evict_last .L2::64B .L2::128B .L2::256B"
+#define SPACES ".global .shared .local .const .param"
+
+static enum ptx_space space_of(const struct ptx_insn *in)
+{
+	if (tr_has(in, ".global"))
+		return PTX_SPACE_GLOBAL;
+	if (tr_has(in, ".shared"))
+		return PTX_SPACE_SHARED;
+	if (tr_has(in, ".local"))
+		return PTX_SPACE_LOCAL;
+	if (tr_has(in, ".const"))
+		return PTX_SPACE_CONST;
+	if (tr_has(in, ".param"))
+		return PTX_SPACE_PARAM;
+	return PTX_SPACE_NONE;
+}
+
+static uint32_t vec_of(const struct ptx_insn *in)
+{
+	return tr_has(in, ".v4") ? 4 : tr_has(in, ".v2") ? 2 : 1;
+}
+
+/* The memory access of element k: a C lvalue of type ty at p_. */
+static void access(struct strbuf *sb, const struct ptx_insn *in, enum ptx_type ty, uint32_t k)
+{
+	const char *q = tr_has(in, ".volatile") || tr_has(in, ".relaxed") ||
+		tr_has(in, ".acquire") || tr_has(in, ".release") ? "volatile " : "";
+
+	sb_addf(sb, "((%s%s *)p_)[%u]", q, tr_ctype(ty), k);
+}
+
+/* Element k of an ld: register from memory; of an st: memory from
+ * register or immediate.  Parameters may sit unaligned in their rows. */
+static int ldst_elem(struct tr *t, const struct ptx_insn *in, enum ptx_type ty, int store,
+		     const struct ptx_operand *v, uint32_t k, struct strbuf *e)
+{
+	int param = space_of(in) == PTX_SPACE_PARAM;
+
+	sb_reset(e);
+	sb_adds(&t->code, "\t\t\t");
+	if (!store) {
+		if (param)
+			sb_addf(e, "ag_ld(%s, p_ + %u)", tr_ctype(ty), k * tr_size(ty));
+		else
+			access(e, in, ty, k);
+		return tr_dst(t, in, v, ty, e->buf);
+	}
+	if (tr_src(t, in, v, ty, e))
+		return -1;
+	if (param) {
+		sb_addf(&t->code, "ag_st(%s, p_ + %u, %s);\n", tr_ctype(ty), k * tr_size(ty), e->buf);
+	} else {
+		access(&t->code, in, ty, k);
+		sb_addf(&t->code, " = %s;\n", e->buf);
+	}
+	return 0;
+}
+
+/* ld d, [a] and st [a], v, scalar or .v2/.v4. */
+static int emit_ldst(struct tr *t, const struct ptx_insn *in)
+{
+	int store = in->opcode[0] == 's', rc = -1;
+	enum ptx_type ty;
+	uint32_t n, nv = vec_of(in), k;
+	struct strbuf a = STRBUF_INIT, e = STRBUF_INIT;
+	const struct ptx_operand *v = &in->ops[store ? 1 : 0];
+
+	if (tr_mods(t, in, HINTS " " SPACES " .v2 .v4", &ty, 1, &n) || tr_nops(t, in, 2, 2))
+		return -1;
+	if (n != 1 || !tr_ctype(ty) || ty == PTX_T_PRED)
+		return tr_unsupported(t, in, "type");
+	if ((nv > 1) != (v->kind == PTX_OP_VEC) || (nv > 1 && v->nelems != nv))
+		return tr_unsupported(t, in, "vector shape");
+	if (tr_addr(t, in, &in->ops[store ? 0 : 1], space_of(in), &a))
+		goto out;
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "unsigned char *p_ = %s;\n", a.buf);
+	if (tr_has(in, ".release"))
+		sb_adds(&t->code, "\t\t\t__atomic_thread_fence(__ATOMIC_RELEASE);\n");
+	for (k = 0; k < nv; k++)
+		if (ldst_elem(t, in, ty, store, nv > 1 ? &v->elems[k] : v, k, &e))
+			goto out;
+	if (tr_has(in, ".acquire"))
+		sb_adds(&t->code, "\t\t\t__atomic_thread_fence(__ATOMIC_ACQUIRE);\n");
+	tr_lanes_end(t);
+	rc = 0;
+out:
+	sb_free(&a);
+	sb_free(&e);
+	return rc;
+}
+
+/* cvta.shared adds the block's shared base, cvta.to.shared subtracts it;
+ * every other space shares the generic (host) addresses. */
+static int emit_cvta(struct tr *t, const struct ptx_insn *in)
+{
+	enum ptx_type ty;
+	uint32_t n;
+	struct strbuf a = STRBUF_INIT, e = STRBUF_INIT;
+	int to = tr_has(in, ".to"), rc = -1;
+
+	if (tr_mods(t, in, ".to " SPACES, &ty, 1, &n) || tr_nops(t, in, 2, 2))
+		return -1;
+	if (n != 1 || (ty != PTX_T_U32 && ty != PTX_T_U64) || space_of(in) == PTX_SPACE_NONE ||
+	    (ty == PTX_T_U32 && !(to && space_of(in) == PTX_SPACE_SHARED)))
+		return tr_unsupported(t, in, "type");
+	if (tr_src(t, in, &in->ops[1], PTX_T_U64, &a))
+		goto out;
+	if (space_of(in) != PTX_SPACE_SHARED)
+		sb_addf(&e, "%s", a.buf);
+	else
+		sb_addf(&e, "(%s %s (uint64_t)(uintptr_t)sh)", a.buf, to ? "-" : "+");
+	tr_lanes_begin(t, in);
+	rc = tr_dst(t, in, &in->ops[0], PTX_T_U64, e.buf);
+	tr_lanes_end(t);
+out:
+	sb_free(&a);
+	sb_free(&e);
+	return rc;
+}
+
+/* The C expression of an atomic operation on p_ with value v_ (and c_
+ * for cas), or NULL when the combination is not supported. */
+static const char *atomic_expr(const struct ptx_insn *in, enum ptx_type ty, struct strbuf *sb)
+{
+	uint32_t bits = tr_size(ty) * 8;
+	const char *ut = tr_ctype(tr_uint(tr_size(ty)));
+	const char *sgn = tr_is_signed(ty) ? "s" : "u";
+	static const char *const fetch[][2] = {
+		{ ".and", "and" }, { ".or", "or" }, { ".xor", "xor" },
+	};
+	size_t i;
+
+	if (bits != 32 && bits != 64)
+		return NULL;
+	if (tr_has(in, ".add")) {
+		if (tr_is_float(ty))
+			sb_addf(sb, "ag_atom_add_f%u(p_, v_)", bits);
+		else
+			sb_addf(sb, "__atomic_fetch_add((%s *)p_, (%s)v_, __ATOMIC_SEQ_CST)", ut, ut);
+		return sb->buf;
+	}
+	if (tr_is_float(ty) && !tr_has(in, ".exch"))
+		return NULL;
+	for (i = 0; i < sizeof(fetch) / sizeof(fetch[0]); i++)
+		if (tr_has(in, fetch[i][0])) {
+			sb_addf(sb, "__atomic_fetch_%s((%s *)p_, (%s)v_, __ATOMIC_SEQ_CST)",
+				fetch[i][1], ut, ut);
+			return sb->buf;
+		}
+	if (tr_has(in, ".exch"))
+		sb_addf(sb, "__atomic_exchange_n((%s *)p_, %s, __ATOMIC_SEQ_CST)", ut,
+			!tr_is_float(ty) ? "v_" : bits == 32 ? "ag_f32_bits(v_)" : "ag_f64_bits(v_)");
+	else if (tr_has(in, ".cas"))
+		sb_addf(sb, "ag_atom_cas%u(p_, (%s)c_, (%s)v_)", bits, ut, ut);
+	else if (tr_has(in, ".min") || tr_has(in, ".max"))
+		sb_addf(sb, "ag_atom_%s_%s%u(p_, v_)", tr_has(in, ".min") ? "min" : "max", sgn, bits);
+	else if ((tr_has(in, ".inc") || tr_has(in, ".dec")) && ty == PTX_T_U32)
+		sb_addf(sb, "ag_atom_%s_u32(p_, v_)", tr_has(in, ".inc") ? "inc" : "dec");
+	else
+		return NULL;
+	return sb->buf;
+}
+
+/* atom d, [a], b (, c for cas) and red [a], b. */
+static int emit_atom(struct tr *t, const struct ptx_insn *in)
+{
+	int red = in->opcode[0] == 'r', cas = tr_has(in, ".cas"), rc = -1;
+	uint32_t n, first = red ? 0 : 1;
+	enum ptx_type ty;
+	struct strbuf a = STRBUF_INIT, v = STRBUF_INIT, c = STRBUF_INIT, e = STRBUF_INIT;
+	struct strbuf x = STRBUF_INIT;
+
+	if (tr_mods(t, in, ".relaxed .acquire .release .acq_rel .cta .gpu .sys .global .shared "
+		    ".and .or .xor .cas .exch .add .inc .dec .min .max", &ty, 1, &n))
+		return -1;
+	if (n != 1 || !tr_ctype(ty) || !atomic_expr(in, ty, &x) || (red && cas))
+		return tr_unsupported(t, in, "operation or type");
+	if (tr_nops(t, in, first + 2 + cas, first + 2 + cas) ||
+	    tr_addr(t, in, &in->ops[first], space_of(in), &a) ||
+	    tr_src(t, in, &in->ops[first + 1 + cas], ty, &v) ||
+	    (cas && tr_src(t, in, &in->ops[first + 1], ty, &c)))
+		goto out;
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "unsigned char *p_ = %s;\n\t\t\t%s v_ = %s;\n", a.buf, tr_ctype(ty), v.buf);
+	if (cas)
+		sb_addf(&t->code, "\t\t\t%s c_ = %s;\n", tr_ctype(ty), c.buf);
+	sb_adds(&t->code, "\t\t\t");
+	if (red) {
+		sb_addf(&t->code, "(void)%s;\n", x.buf);
+	} else {
+		if (tr_is_float(ty) && tr_has(in, ".exch"))
+			sb_addf(&e, "ag_bits_f%u(%s)", tr_size(ty) * 8, x.buf);
+		else
+			sb_adds(&e, x.buf);
+		if (tr_dst(t, in, &in->ops[0], tr_is_float(ty) ? ty : tr_uint(tr_size(ty)), e.buf))
+			goto out;
+	}
+	tr_lanes_end(t);
+	rc = 0;
+out:
+	sb_free(&a);
+	sb_free(&v);
+	sb_free(&c);
+	sb_free(&e);
+	sb_free(&x);
+	return rc;
+}
+
+static int emit_fence(struct tr *t, const struct ptx_insn *in)
+{
+	if (tr_mods(t, in, ".cta .gl .sys .gpu .sc .acq_rel", NULL, 0, NULL) ||
+	    tr_nops(t, in, 0, 0))
+		return -1;
+	sb_adds(&t->code, "\t\t__atomic_thread_fence(__ATOMIC_SEQ_CST);\n");
+	return 0;
+}
+
+/* Prefetches only hint the cache. */
+static int emit_prefetch(struct tr *t, const struct ptx_insn *in)
+{
+	return tr_mods(t, in, ".global .local .L1 .L2 .L2::evict_last .L2::evict_normal",
+		       NULL, 0, NULL) || tr_nops(t, in, 1, 1);
+}
+
+tr_emit_fn tr_mem_emitter(const char *opcode)
+{
+	static const struct {
+		const char *op;
+		tr_emit_fn fn;
+	} tab[] = {
+		{ "ld", emit_ldst }, { "ldu", emit_ldst }, { "st", emit_ldst }, { "cvta", emit_cvta },
+		{ "atom", emit_atom }, { "red", emit_atom }, { "membar", emit_fence },
+		{ "fence", emit_fence }, { "prefetch", emit_prefetch }, { "prefetchu", emit_prefetch },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (!strcmp(opcode, tab[i].op))
+			return tab[i].fn;
+	return NULL;
+}

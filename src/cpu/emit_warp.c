@@ -1,0 +1,238 @@
+/*
+ * emit_warp.c - what only exists because lanes run as a warp: shfl.sync,
+ * vote.sync, match.sync, activemask, bar.warp.sync, and the special
+ * registers (%tid, %laneid, %clock ...).  Lanes of a warp run each
+ * instruction together, so a warp operation reads all lanes' sources
+ * first, then writes each active lane's result.
+ */
+#include <string.h>
+
+#include "cpu/kernel_abi.h"
+#include "cpu/translate_int.h"
+
+static void uses_warp(struct tr *t)
+{
+	t->fi[t->fidx].flags |= AG_KF_WARP;
+}
+
+/* shfl.sync.mode.b32 d[|p], a, b, c, membermask (legacy: no membermask). */
+static int emit_shfl(struct tr *t, const struct ptx_insn *in)
+{
+	static const char *const modes[] = { ".up", ".down", ".bfly", ".idx" };
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
+	enum ptx_type ty;
+	uint32_t n;
+	int mode, rc = -1;
+
+	if (tr_mods(t, in, ".sync .up .down .bfly .idx", &ty, 1, &n))
+		return -1;
+	for (mode = 0; mode < 4 && !tr_has(in, modes[mode]); mode++)
+		;
+	if (n != 1 || ty != PTX_T_B32 || mode == 4)
+		return tr_unsupported(t, in, "mode or type");
+	if (tr_nops(t, in, tr_has(in, ".sync") ? 5 : 4, tr_has(in, ".sync") ? 5 : 4) ||
+	    tr_src(t, in, &in->ops[1], PTX_T_B32, &a) || tr_src(t, in, &in->ops[2], PTX_T_U32, &b) ||
+	    tr_src(t, in, &in->ops[3], PTX_T_U32, &c))
+		goto out;
+	uses_warp(t);
+	sb_addf(&t->code, "\t\t{\n\t\tuint32_t sv_[32];\n\t\tuint8_t ok_;\n"
+		"\t\tfor (l = 0; l < 32; l++) sv_[l] = %s;\n", a.buf);
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "unsigned j_ = ag_shfl_src(%d, l, %s, %s, &ok_);\n\t\t\t", mode, b.buf,
+		c.buf);
+	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, "sv_[j_]"))
+		goto out;
+	if (in->ops[0].pair) {
+		sb_adds(&t->code, "\t\t\t");
+		if (tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, "ok_"))
+			goto out;
+	}
+	tr_lanes_end(t);
+	sb_adds(&t->code, "\t\t}\n");
+	rc = 0;
+out:
+	sb_free(&a);
+	sb_free(&b);
+	sb_free(&c);
+	return rc;
+}
+
+/* The member mask operand, or all lanes for the legacy forms. */
+static int member_mask(struct tr *t, const struct ptx_insn *in, uint32_t k, struct strbuf *sb)
+{
+	if (k < in->nops)
+		return tr_src(t, in, &in->ops[k], PTX_T_U32, sb);
+	sb_adds(sb, "0xffffffffu");
+	return 0;
+}
+
+/* vote.sync.{all,any,uni}.pred d, {!}a, membermask; vote.sync.ballot.b32. */
+static int emit_vote(struct tr *t, const struct ptx_insn *in)
+{
+	static const char *const ops[][2] = {
+		{ ".all", "(bal_ & mm_) == mm_" }, { ".any", "(bal_ & mm_) != 0" },
+		{ ".uni", "((bal_ & mm_) == 0 || (bal_ & mm_) == mm_)" }, { ".ballot", "bal_ & mm_" },
+	};
+	struct strbuf p = STRBUF_INIT, mm = STRBUF_INIT;
+	enum ptx_type ty;
+	uint32_t n, i;
+	int sync = tr_has(in, ".sync"), rc = -1;
+
+	if (tr_mods(t, in, ".sync .all .any .uni .ballot", &ty, 1, &n))
+		return -1;
+	for (i = 0; i < 4 && !tr_has(in, ops[i][0]); i++)
+		;
+	if (n != 1 || i == 4 || ty != (i == 3 ? PTX_T_B32 : PTX_T_PRED))
+		return tr_unsupported(t, in, "mode or type");
+	if (tr_nops(t, in, sync ? 3 : 2, sync ? 3 : 2) ||
+	    tr_src(t, in, &in->ops[1], PTX_T_PRED, &p) || member_mask(t, in, 2, &mm))
+		goto out;
+	uses_warp(t);
+	sb_adds(&t->code, "\t\t{\n\t\tuint32_t bal_ = 0, act_ = 0;\n");
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "act_ |= 1u << l; if (%s) bal_ |= 1u << l;\n", p.buf);
+	tr_lanes_end(t);
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "uint32_t mm_ = (%s) & act_;\n\t\t\t", mm.buf);
+	if (tr_dst(t, in, &in->ops[0], i == 3 ? PTX_T_B32 : PTX_T_PRED, ops[i][1]))
+		goto out;
+	tr_lanes_end(t);
+	sb_adds(&t->code, "\t\t}\n");
+	rc = 0;
+out:
+	sb_free(&p);
+	sb_free(&mm);
+	return rc;
+}
+
+/* match.any.sync.b32 d, a, membermask; match.all.sync.b32 d[|p], a, mm. */
+static int emit_match(struct tr *t, const struct ptx_insn *in)
+{
+	struct strbuf a = STRBUF_INIT, mm = STRBUF_INIT;
+	enum ptx_type ty;
+	uint32_t n;
+	int all = tr_has(in, ".all"), rc = -1;
+
+	if (tr_mods(t, in, ".sync .any .all", &ty, 1, &n))
+		return -1;
+	if (n != 1 || (ty != PTX_T_B32 && ty != PTX_T_B64) || (!all && !tr_has(in, ".any")))
+		return tr_unsupported(t, in, "mode or type");
+	if (tr_nops(t, in, 3, 3) || tr_src(t, in, &in->ops[1], PTX_T_U64, &a) ||
+	    member_mask(t, in, 2, &mm))
+		goto out;
+	uses_warp(t);
+	sb_addf(&t->code, "\t\t{\n\t\tuint64_t mv_[32];\n\t\tuint32_t act_ = ag_mask_bits(m);\n"
+		"\t\tfor (l = 0; l < 32; l++) mv_[l] = %s;\n", a.buf);
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "uint32_t mm_ = (%s) & act_, r_ = 0, k_;\n"
+		"\t\t\tfor (k_ = 0; k_ < 32; k_++) if ((mm_ >> k_ & 1) && mv_[k_] == mv_[l]) "
+		"r_ |= 1u << k_;\n\t\t\t", mm.buf);
+	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, all ? "(r_ == mm_ ? mm_ : 0)" : "r_"))
+		goto out;
+	if (all && in->ops[0].pair) {
+		sb_adds(&t->code, "\t\t\t");
+		if (tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, "(r_ == mm_)"))
+			goto out;
+	}
+	tr_lanes_end(t);
+	sb_adds(&t->code, "\t\t}\n");
+	rc = 0;
+out:
+	sb_free(&a);
+	sb_free(&mm);
+	return rc;
+}
+
+static int emit_activemask(struct tr *t, const struct ptx_insn *in)
+{
+	enum ptx_type ty;
+	uint32_t n;
+
+	if (tr_mods(t, in, "", &ty, 1, &n) || tr_nops(t, in, 1, 1))
+		return -1;
+	if (n != 1 || ty != PTX_T_B32)
+		return tr_unsupported(t, in, "type");
+	uses_warp(t);
+	tr_lanes_begin(t, in);
+	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, "ag_mask_bits(m)"))
+		return -1;
+	tr_lanes_end(t);
+	return 0;
+}
+
+/* bar.warp.sync: the lanes already run in lockstep. */
+static int emit_warp_sync(struct tr *t, const struct ptx_insn *in)
+{
+	if (tr_mods(t, in, ".warp .sync", NULL, 0, NULL) || tr_nops(t, in, 1, 1))
+		return -1;
+	if (!tr_has(in, ".warp"))
+		return tr_unsupported(t, in, NULL);
+	uses_warp(t);
+	return 0;
+}
+
+tr_emit_fn tr_warp_emitter(const char *opcode)
+{
+	static const struct {
+		const char *op;
+		tr_emit_fn fn;
+	} tab[] = {
+		{ "shfl", emit_shfl }, { "vote", emit_vote }, { "match", emit_match },
+		{ "activemask", emit_activemask }, { "bar", emit_warp_sync },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (!strcmp(opcode, tab[i].op))
+			return tab[i].fn;
+	return NULL;
+}
+
+/* A special register of lane l as a C expression. */
+int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+	    struct strbuf *sb, enum ptx_type *ty)
+{
+	static const struct {
+		const char *name, *expr;
+		int wide;
+	} plain[] = {
+		{ "%laneid", "(uint32_t)l", 0 }, { "%warpid", "w->id", 0 },
+		{ "%nwarpid", "w->nw", 0 }, { "%smid", "b->worker", 0 },
+		{ "%clock", "(uint32_t)ag_clock()", 0 }, { "%clock_hi", "(uint32_t)(ag_clock() >> 32)", 0 },
+		{ "%clock64", "ag_clock()", 1 }, { "%globaltimer", "ag_globaltimer()", 1 },
+		{ "%globaltimer_lo", "(uint32_t)ag_globaltimer()", 0 },
+		{ "%globaltimer_hi", "(uint32_t)(ag_globaltimer() >> 32)", 0 },
+		{ "%lanemask_eq", "(1u << l)", 0 }, { "%lanemask_lt", "((1u << l) - 1)", 0 },
+		{ "%lanemask_le", "(uint32_t)((2ull << l) - 1)", 0 },
+		{ "%lanemask_gt", "~(uint32_t)((2ull << l) - 1)", 0 },
+		{ "%lanemask_ge", "~((1u << l) - 1)", 0 },
+		{ "%dynamic_smem_size", "b->env->dyn_shared", 0 },
+		{ "%total_smem_size", "(w->dyn + b->env->dyn_shared)", 0 },
+		{ "WARP_SZ", "32u", 0 },
+	};
+	static const struct {
+		const char *name, *fmt;
+	} dims[] = {
+		{ "%tid", "w->tid[%d][l]" }, { "%ntid", "b->env->ntid[%d]" },
+		{ "%ctaid", "b->ctaid[%d]" }, { "%nctaid", "b->env->nctaid[%d]" },
+	};
+	const char *c = o->component;
+	size_t i;
+
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (!strcmp(o->name, plain[i].name) && !c) {
+			sb_adds(sb, plain[i].expr);
+			*ty = plain[i].wide ? PTX_T_U64 : PTX_T_U32;
+			return 0;
+		}
+	for (i = 0; i < sizeof(dims) / sizeof(dims[0]); i++)
+		if (!strcmp(o->name, dims[i].name) && c && c[0] >= 'x' && c[0] <= 'z' && !c[1]) {
+			sb_addf(sb, dims[i].fmt, c[0] - 'x');
+			*ty = PTX_T_U32;
+			return 0;
+		}
+	if (o->kind == PTX_OP_SYM)
+		return tr_fail(t, in->line, "unknown symbol '%s' at line %d", o->name, in->line);
+	return tr_fail(t, in->line, "unknown or unsupported register '%s%s%s' at line %d",
+		       o->name, c ? "." : "", c ? c : "", in->line);
+}

@@ -1,0 +1,665 @@
+/*
+ * translate_func.c - one PTX function to C: its declarations (scoped, each
+ * with a unique C name in the function's frame struct), its basic blocks,
+ * and the warp loop that runs them.  The run function picks the lowest pc
+ * among the warp's running lanes, runs that block for the lanes there
+ * (each instruction a loop over them), and lets branches, ret, exit,
+ * barriers and calls move each lane on.  Kernels are run block-wide by
+ * ag_block_run (translate_rt.h); .func bodies by a callable wrapper.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/kernel_abi.h"
+#include "cpu/translate_int.h"
+
+static void push_sym(struct tr *t, const struct tr_sym *s)
+{
+	if (t->nsyms == t->capsyms) {
+		t->capsyms = t->capsyms ? 2 * t->capsyms : 64;
+		t->syms = xrealloc(t->syms, t->capsyms * sizeof(*t->syms));
+	}
+	t->syms[t->nsyms++] = *s;
+}
+
+/* "%r17" against "%r<20>": 1 when it names one of them. */
+static int in_range(const struct tr_sym *s, const char *name)
+{
+	size_t n = strlen(s->name);
+	const char *p = name + n;
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, s->name, n) || !*p || (*p == '0' && p[1]) || *p < '0' || *p > '9')
+		return 0;
+	v = strtoul(p, &end, 10);
+	return !*end && v < s->range;
+}
+
+const struct tr_sym *tr_lookup(const struct tr *t, const char *name)
+{
+	uint32_t i = t->nsyms;
+
+	while (i--) {
+		const struct tr_sym *s = &t->syms[i];
+
+		if (s->range ? in_range(s, name) : !strcmp(s->name, name))
+			return s;
+	}
+	return tr_msym(t, name);
+}
+
+uint32_t tr_label_bb(const struct tr *t, const char *label)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nlabels; i++)
+		if (!strcmp(t->labels[i], label))
+			return t->label_bb[i];
+	return UINT32_MAX;
+}
+
+static int is_block_barrier(const struct ptx_insn *in)
+{
+	if (!strcmp(in->opcode, "barrier"))
+		return in->nmods == 0 || strcmp(in->mods[0], ".warp");
+	return !strcmp(in->opcode, "bar") && (in->nmods == 0 || strcmp(in->mods[0], ".warp"));
+}
+
+static int ends_block(const struct ptx_insn *in)
+{
+	return !strcmp(in->opcode, "bra") || !strcmp(in->opcode, "brx") ||
+		!strcmp(in->opcode, "ret") || !strcmp(in->opcode, "exit") ||
+		is_block_barrier(in);
+}
+
+/* Pass 1: block of every statement, block of every label. */
+static uint32_t *split_blocks(struct tr *t)
+{
+	const struct ptx_func *f = t->fn;
+	uint32_t *bb = xcalloc(f->nbody + 1, sizeof(*bb)), cur = 0, i;
+	int empty = 1;
+
+	t->nlabels = 0;
+	t->labels = xrealloc(t->labels, (f->nbody + 1) * sizeof(*t->labels));
+	t->label_bb = xrealloc(t->label_bb, (f->nbody + 1) * sizeof(*t->label_bb));
+	for (i = 0; i < f->nbody; i++) {
+		const struct ptx_stmt *s = &f->body[i];
+
+		if (s->kind == PTX_STMT_LABEL) {
+			if (!empty)
+				cur++;
+			empty = 1;
+			t->labels[t->nlabels] = s->u.label;
+			t->label_bb[t->nlabels++] = cur;
+		}
+		bb[i] = cur;
+		if (s->kind == PTX_STMT_INSN) {
+			empty = 0;
+			if (ends_block(&s->u.insn)) {
+				cur++;
+				empty = 1;
+			}
+		}
+	}
+	t->nbb = cur + 1;
+	return bb;
+}
+
+static void frame_field(struct tr *t, const char *ctype, const char *prefix, uint32_t id,
+			uint32_t n, uint64_t row, uint32_t align)
+{
+	sb_addf(&t->frame, "\t%s %s%u", ctype, prefix, id);
+	if (n)
+		sb_addf(&t->frame, "[%u]", n);
+	sb_addf(&t->frame, "[32]");
+	if (row)
+		sb_addf(&t->frame, "[%llu]", (unsigned long long)row);
+	if (align)
+		sb_addf(&t->frame, " __attribute__((aligned(%u)))", align);
+	sb_adds(&t->frame, ";\n");
+}
+
+static int declare(struct tr *t, const struct ptx_var *v)
+{
+	struct tr_sym s;
+	uint64_t bytes = (uint64_t)ptx_type_size(v->type) * (v->vec ? v->vec : 1) * v->count;
+	uint32_t a = v->align ? v->align : ptx_type_size(v->type);
+
+	memset(&s, 0, sizeof(s));
+	s.name = v->name;
+	s.type = v->type;
+	s.var = v;
+	s.size = bytes;
+	s.id = t->ndecl++;
+	switch (v->space) {
+	case PTX_SPACE_REG:
+		if (v->vec > 1 || v->is_array)
+			return tr_fail(t, v->line, "vector or array register '%s' is not supported",
+				       v->name);
+		s.kind = TK_REG;
+		s.type = tr_storage(v->type);
+		if (!tr_ctype(s.type))
+			return tr_fail(t, v->line, "register '%s' of type .%s is not supported",
+				       v->name, ptx_type_name(v->type));
+		s.range = v->range;
+		frame_field(t, tr_ctype(s.type), "r", s.id, v->range, 0, 0);
+		break;
+	case PTX_SPACE_PARAM:
+		s.kind = TK_PARAM;
+		frame_field(t, "unsigned char", "q", s.id, 0, (uint64_t)tr_row(bytes), 16);
+		break;
+	case PTX_SPACE_LOCAL:
+		if (a < 1)
+			a = 1;
+		s.kind = TK_LOCAL;
+		frame_field(t, "unsigned char", "d", s.id, 0, (bytes + a - 1) / a * a, a);
+		t->fi[t->fidx].local_bytes += (uint32_t)bytes;
+		break;
+	case PTX_SPACE_SHARED:
+		if (a < 1)
+			a = 1;
+		if (v->unsized || v->is_extern) {
+			s.kind = TK_DYNSHARED;
+			break;
+		}
+		s.kind = TK_SHARED;
+		t->shared_size = (t->shared_size + a - 1) / a * a;
+		s.off = t->shared_size;
+		t->shared_size += (uint32_t)bytes;
+		break;
+	default:
+		return tr_fail(t, v->line, "declaration of '%s' in this state space inside a "
+			       "function is not supported", v->name);
+	}
+	push_sym(t, &s);
+	return 0;
+}
+
+/* Entry parameters sit in env->params at CUDA's layout; .func parameters
+ * and return values are per-lane rows the caller passes in a[]. */
+static void declare_params(struct tr *t)
+{
+	const struct ptx_func *f = t->fn;
+	uint32_t n = f->nparams ? f->nparams : 1, i;
+	uint32_t *off = xcalloc(n, sizeof(*off)), *size = xcalloc(n, sizeof(*size));
+	uint32_t *align = xcalloc(n, sizeof(*align));
+	struct tr_sym s;
+
+	if (f->is_entry)
+		ptx_param_layout(f, off, size, align, f->nparams);
+	for (i = 0; i < f->nrets + f->nparams; i++) {
+		const struct ptx_var *v = i < f->nrets ? &f->rets[i] : &f->params[i - f->nrets];
+
+		memset(&s, 0, sizeof(s));
+		s.name = v->name;
+		s.type = v->type;
+		s.var = v;
+		s.size = (uint64_t)ptx_type_size(v->type) * (v->vec ? v->vec : 1) * v->count;
+		if (f->is_entry) {
+			s.kind = TK_EPARAM;
+			s.off = off[i];
+		} else {
+			s.kind = TK_FARG;
+			s.off = i;
+		}
+		push_sym(t, &s);
+	}
+	free(off);
+	free(size);
+	free(align);
+}
+
+static void add_callee(struct tr *t, uint32_t callee)
+{
+	struct tr_fninfo *fi = &t->fi[t->fidx];
+
+	fi->callees = xrealloc(fi->callees, (fi->ncallees + 1) * sizeof(*fi->callees));
+	fi->callees[fi->ncallees++] = callee;
+}
+
+/* Each active lane (under the guard) to pc 'to'; the others of the block
+ * to the next one. */
+static int emit_branch(struct tr *t, const struct ptx_insn *in)
+{
+	uint32_t to;
+
+	if (tr_mods(t, in, ".uni", NULL, 0, NULL) || tr_nops(t, in, 1, 1))
+		return -1;
+	if (in->ops[0].kind != PTX_OP_SYM)
+		return tr_unsupported(t, in, "indirect branch");
+	to = tr_label_bb(t, in->ops[0].name);
+	if (to == UINT32_MAX)
+		return tr_fail(t, in->line, "branch to unknown label '%s'", in->ops[0].name);
+	if (!in->guard) {
+		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n", to);
+		return 0;
+	}
+	tr_lanes_begin(t, NULL);
+	sb_adds(&t->code, "W->ln.pc[l] = ");
+	if (tr_guard(t, in, &t->code))
+		return -1;
+	sb_addf(&t->code, " ? %u : %u; }\n", to, t->bb + 1);
+	return 0;
+}
+
+/* brx.idx: lane goes to the index'th label of a .branchtargets list. */
+static int emit_branch_indexed(struct tr *t, const struct ptx_insn *in)
+{
+	const struct ptx_func *f = t->fn;
+	struct strbuf e = STRBUF_INIT;
+	uint32_t i, k, to;
+
+	if (tr_mods(t, in, ".idx .uni", NULL, 0, NULL) || tr_nops(t, in, 2, 2))
+		return -1;
+	for (i = 0; i < f->nbody; i++)
+		if (f->body[i].kind == PTX_STMT_BRANCHTARGETS &&
+		    !strcmp(f->body[i].u.targets.name, in->ops[1].name))
+			break;
+	if (i == f->nbody)
+		return tr_fail(t, in->line, "brx.idx to unknown target list '%s'", in->ops[1].name);
+	if (tr_src(t, in, &in->ops[0], PTX_T_U32, &e))
+		return -1;
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "switch (%s) {\n", e.buf);
+	for (k = 0; k < f->body[i].u.targets.nlabels; k++) {
+		to = tr_label_bb(t, f->body[i].u.targets.labels[k]);
+		if (to == UINT32_MAX)
+			return tr_fail(t, in->line, "unknown label '%s'",
+				       f->body[i].u.targets.labels[k]);
+		sb_addf(&t->code, "\t\tcase %u: W->ln.pc[l] = %u; break;\n", k, to);
+	}
+	sb_adds(&t->code, "\t\tdefault: ag_fault(w, l, 719, \"brx.idx index out of range\"); return;\n"
+		"\t\t}\n");
+	tr_lanes_end(t);
+	sb_free(&e);
+	if (in->guard) {
+		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l] && !(");
+		if (tr_guard(t, in, &t->code))
+			return -1;
+		sb_addf(&t->code, ")) W->ln.pc[l] = %u;\n", t->bb + 1);
+	}
+	return 0;
+}
+
+/* Lanes under the guard take state st (AG_RET, AG_EXIT, AG_WAIT; a
+ * waiting lane resumes at the next block); the others fall through. */
+static int emit_lane_state(struct tr *t, const struct ptx_insn *in, const char *st)
+{
+	const char *wait = strcmp(st, "AG_WAIT") ? "" : " W->ln.pc[l] = %u;";
+
+	sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { if (");
+	if (in && in->guard) {
+		if (tr_guard(t, in, &t->code))
+			return -1;
+	} else {
+		sb_adds(&t->code, "1");
+	}
+	sb_addf(&t->code, ") { W->ln.st[l] = %s;", st);
+	sb_addf(&t->code, wait, t->bb + 1);
+	sb_addf(&t->code, " } else W->ln.pc[l] = %u; }\n", t->bb + 1);
+	return 0;
+}
+
+static int emit_ret(struct tr *t, const struct ptx_insn *in)
+{
+	if (tr_mods(t, in, ".uni", NULL, 0, NULL) || tr_nops(t, in, 0, 0))
+		return -1;
+	return emit_lane_state(t, in, t->fn->is_entry ? "AG_EXIT" : "AG_RET");
+}
+
+static int emit_exit(struct tr *t, const struct ptx_insn *in)
+{
+	if (tr_mods(t, in, "", NULL, 0, NULL) || tr_nops(t, in, 0, 0))
+		return -1;
+	return emit_lane_state(t, in, "AG_EXIT");
+}
+
+/* bar.sync 0 / barrier.sync 0 / bar 0 (id 0, no thread count). */
+static int emit_barrier(struct tr *t, const struct ptx_insn *in)
+{
+	if (tr_mods(t, in, ".sync .aligned", NULL, 0, NULL))
+		return -1;
+	if (in->nops != 1 || in->ops[0].kind != PTX_OP_IMM || in->ops[0].i != 0)
+		return tr_unsupported(t, in, "only barrier 0 without a thread count");
+	t->fi[t->fidx].flags |= AG_KF_BARRIER;
+	if (!t->fn->is_entry) {
+		if (!t->fi[t->fidx].barrier_line)
+			t->fi[t->fidx].barrier_line = in->line;
+		sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { ag_fault(w, l, 719, "
+			"\"barrier in a device function\"); return; }\n");
+		return 0;
+	}
+	return emit_lane_state(t, in, "AG_WAIT");
+}
+
+/* The per-lane storage of a call argument: a callseq .param. */
+static int call_arg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+		    const struct ptx_var *want, struct strbuf *sb)
+{
+	const struct tr_sym *s = o->kind == PTX_OP_SYM || o->kind == PTX_OP_REG ?
+		tr_lookup(t, o->name) : NULL;
+
+	if (!s || s->kind != TK_PARAM)
+		return tr_unsupported(t, in, "call arguments must be .param variables");
+	if (want && tr_row(s->size) != tr_row((uint64_t)ptx_type_size(want->type) *
+					     (want->vec ? want->vec : 1) * want->count))
+		return tr_fail(t, in->line, "call argument '%s' does not match the callee's "
+			       "parameter size", o->name);
+	sb_addf(sb, "W->q%u", s->id);
+	return 0;
+}
+
+struct call {
+	const struct ptx_operand *rets, *target, *args;
+};
+
+static int parse_call(struct tr *t, const struct ptx_insn *in, struct call *c)
+{
+	uint32_t i = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (i < in->nops && in->ops[i].kind == PTX_OP_LIST)
+		c->rets = &in->ops[i++];
+	if (i >= in->nops)
+		return tr_fail(t, in->line, "call without a target");
+	c->target = &in->ops[i++];
+	if (i < in->nops && in->ops[i].kind == PTX_OP_LIST)
+		c->args = &in->ops[i++];
+	return 0;
+}
+
+static int nth_arg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *list,
+		   uint32_t k, struct strbuf *sb)
+{
+	if (!list || k >= list->nelems)
+		return tr_fail(t, in->line, "call has too few arguments");
+	return call_arg(t, in, &list->elems[k], NULL, sb);
+}
+
+/* vprintf, __assertfail, malloc, free: the executor's services, lane by
+ * lane in lane order. */
+static int emit_extern_call(struct tr *t, const struct ptx_insn *in, const struct call *c,
+			    const char *name)
+{
+	struct strbuf a0 = STRBUF_INIT, a1 = STRBUF_INIT, a2 = STRBUF_INIT;
+	struct strbuf a3 = STRBUF_INIT, r = STRBUF_INIT;
+	int rc = 0;
+
+	if (c->rets && c->rets->nelems && call_arg(t, in, &c->rets->elems[0], NULL, &r))
+		return -1;
+	if (!strcmp(name, "vprintf")) {
+		if (nth_arg(t, in, c->args, 0, &a0) || nth_arg(t, in, c->args, 1, &a1))
+			return -1;
+		tr_lanes_begin(t, in);
+		sb_addf(&t->code, "int32_t rv = b->env->svc->vprintf(b, (const char *)(uintptr_t)"
+			"ag_ld(uint64_t, %s[l]), (const void *)(uintptr_t)ag_ld(uint64_t, %s[l]));\n"
+			"\t\t\t(void)rv;%s%s%s if (b->error) return;\n", a0.buf, a1.buf,
+			r.len ? " ag_st(int32_t, " : "", r.len ? r.buf : "", r.len ? "[l], rv);" : "");
+		tr_lanes_end(t);
+	} else if (!strcmp(name, "__assertfail")) {
+		if (nth_arg(t, in, c->args, 0, &a0) || nth_arg(t, in, c->args, 1, &a1) ||
+		    nth_arg(t, in, c->args, 2, &a2) || nth_arg(t, in, c->args, 3, &a3))
+			return -1;
+		tr_lanes_begin(t, in);
+		sb_addf(&t->code, "ag_set_tid(w, l);\n\t\t\tb->env->svc->assertfail(b, "
+			"(const char *)(uintptr_t)ag_ld(uint64_t, %s[l]), "
+			"(const char *)(uintptr_t)ag_ld(uint64_t, %s[l]), ag_ld(uint32_t, %s[l]), "
+			"(const char *)(uintptr_t)ag_ld(uint64_t, %s[l]));\n\t\t\treturn;\n",
+			a0.buf, a1.buf, a2.buf, a3.buf);
+		tr_lanes_end(t);
+	} else if (!strcmp(name, "malloc")) {
+		if (nth_arg(t, in, c->args, 0, &a0) || !r.len)
+			return r.len ? -1 : tr_fail(t, in->line, "malloc without a result");
+		tr_lanes_begin(t, in);
+		sb_addf(&t->code, "ag_st(uint64_t, %s[l], (uint64_t)(uintptr_t)b->env->svc->malloc("
+			"b, ag_ld(uint64_t, %s[l])));\n", r.buf, a0.buf);
+		tr_lanes_end(t);
+	} else if (!strcmp(name, "free")) {
+		if (nth_arg(t, in, c->args, 0, &a0))
+			return -1;
+		tr_lanes_begin(t, in);
+		sb_addf(&t->code, "b->env->svc->free(b, (void *)(uintptr_t)ag_ld(uint64_t, %s[l]));\n",
+			a0.buf);
+		tr_lanes_end(t);
+	} else {
+		rc = tr_fail(t, in->line, "call to unknown extern function '%s' at line %d",
+			     name, in->line);
+	}
+	sb_free(&a0);
+	sb_free(&a1);
+	sb_free(&a2);
+	sb_free(&a3);
+	sb_free(&r);
+	return rc;
+}
+
+/* The a[] array of a call: return rows, then parameter rows. */
+static int emit_call_args(struct tr *t, const struct ptx_insn *in, const struct call *c,
+			  const struct ptx_func *callee)
+{
+	uint32_t nr = c->rets ? c->rets->nelems : 0, na = c->args ? c->args->nelems : 0, i;
+
+	if (callee && (nr != callee->nrets || na != callee->nparams))
+		return tr_fail(t, in->line, "call to '%s' with %u results and %u arguments; it "
+			       "takes %u and %u", callee->name, nr, na, callee->nrets,
+			       callee->nparams);
+	sb_adds(&t->code, "\t\t{\n\t\tunsigned char *const ca[] = { ");
+	for (i = 0; i < nr + na; i++) {
+		const struct ptx_operand *o = i < nr ? &c->rets->elems[i] : &c->args->elems[i - nr];
+		const struct ptx_var *want = !callee ? NULL : i < nr ? &callee->rets[i] :
+			&callee->params[i - nr];
+
+		if (call_arg(t, in, o, want, &t->code))
+			return -1;
+		sb_adds(&t->code, "[0], ");
+	}
+	sb_adds(&t->code, "NULL };\n\t\tuint8_t cm[32], cin[32];\n\t\t(void)ca;\n");
+	sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) cin[l] = m[l]");
+	if (in->guard) {
+		sb_adds(&t->code, " && ");
+		if (tr_guard(t, in, &t->code))
+			return -1;
+	}
+	sb_adds(&t->code, ";\n");
+	return 0;
+}
+
+/* After a callee returns: lanes that exited inside leave this function. */
+static void emit_call_exits(struct tr *t)
+{
+	sb_adds(&t->code, "\t\tif (b->error) return;\n"
+		"\t\tfor (l = 0; l < 32; l++) if (cin[l] && !cm[l]) { W->ln.st[l] = AG_EXIT; m[l] = 0; }\n");
+}
+
+/* Through a pointer: the lanes that agree on a target call it together,
+ * target by target in lane order. */
+static int emit_indirect_call(struct tr *t, const struct ptx_insn *in, const struct call *c)
+{
+	struct strbuf e = STRBUF_INIT;
+
+	if (tr_src(t, in, c->target, PTX_T_U64, &e) || emit_call_args(t, in, c, NULL))
+		return -1;
+	t->fi[t->fidx].indirect = 1;
+	sb_addf(&t->code, "\t\tuint64_t tv[32]; uint8_t todo[32], grp[32]; unsigned k, j;\n"
+		"\t\tfor (l = 0; l < 32; l++) { tv[l] = %s; todo[l] = cin[l]; }\n"
+		"\t\tfor (k = 0; k < 32; k++) {\n"
+		"\t\t\tif (!todo[k]) continue;\n"
+		"\t\t\tfor (j = 0; j < 32; j++) { grp[j] = cm[j] = todo[j] && tv[j] == tv[k]; "
+		"if (grp[j]) todo[j] = 0; }\n"
+		"\t\t\t((ag_func_fn)(uintptr_t)tv[k])(w, cm, ca);\n"
+		"\t\t\tif (b->error) return;\n"
+		"\t\t\tfor (j = 0; j < 32; j++) if (grp[j] && !cm[j]) { W->ln.st[j] = AG_EXIT; m[j] = 0; }\n"
+		"\t\t}\n\t\t}\n", e.buf);
+	sb_free(&e);
+	return 0;
+}
+
+static int emit_call(struct tr *t, const struct ptx_insn *in)
+{
+	struct call c;
+	uint32_t fi;
+	const struct ptx_func *callee;
+
+	if (tr_mods(t, in, ".uni", NULL, 0, NULL) || parse_call(t, in, &c))
+		return -1;
+	if (c.target->kind == PTX_OP_REG)
+		return emit_indirect_call(t, in, &c);
+	fi = c.target->kind == PTX_OP_SYM ? tr_func_index(t, c.target->name) : UINT32_MAX;
+	if (fi == UINT32_MAX)
+		return tr_fail(t, in->line, "call to unknown function at line %d", in->line);
+	callee = &t->m->funcs[fi];
+	if (callee->is_decl)
+		return emit_extern_call(t, in, &c, callee->name);
+	if (callee->is_entry)
+		return tr_fail(t, in->line, "call to kernel '%s'", callee->name);
+	add_callee(t, fi);
+	if (emit_call_args(t, in, &c, callee))
+		return -1;
+	sb_addf(&t->code, "\t\tmemcpy(cm, cin, 32);\n\t\tag_f%u(w, cm, ca);\n", fi);
+	emit_call_exits(t);
+	sb_adds(&t->code, "\t\t}\n");
+	return 0;
+}
+
+static int emit_insn(struct tr *t, const struct ptx_insn *in)
+{
+	static const struct {
+		const char *op;
+		tr_emit_fn fn;
+	} flow[] = {
+		{ "bra", emit_branch }, { "brx", emit_branch_indexed }, { "ret", emit_ret },
+		{ "exit", emit_exit }, { "call", emit_call },
+	};
+	tr_emit_fn fn = NULL;
+	size_t i;
+
+	sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
+	if (is_block_barrier(in))
+		return emit_barrier(t, in);
+	for (i = 0; i < sizeof(flow) / sizeof(flow[0]) && !fn; i++)
+		if (!strcmp(in->opcode, flow[i].op))
+			fn = flow[i].fn;
+	if (!fn)
+		fn = tr_arith_emitter(in->opcode);
+	if (!fn)
+		fn = tr_cvt_emitter(in->opcode);
+	if (!fn)
+		fn = tr_mem_emitter(in->opcode);
+	if (!fn)
+		fn = tr_warp_emitter(in->opcode);
+	if (!fn)
+		return tr_unsupported(t, in, NULL);
+	return fn(t, in);
+}
+
+/* The block's end when no terminator ended it: on to the next block, or
+ * past the function's end, which returns. */
+static void emit_fallthrough(struct tr *t, int terminated)
+{
+	if (!terminated) {
+		if (t->bb + 1 < t->nbb)
+			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n",
+				t->bb + 1);
+		else
+			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.st[l] = %s;\n",
+				t->fn->is_entry ? "AG_EXIT" : "AG_RET");
+	}
+	sb_adds(&t->code, "\t\tbreak;\n");
+}
+
+/* Pass 2: declarations and blocks, in order. */
+static int emit_body(struct tr *t, const uint32_t *bb)
+{
+	const struct ptx_func *f = t->fn;
+	uint32_t i;
+	int terminated = 0;
+
+	t->bb = 0;
+	sb_adds(&t->code, "\tcase 0:\n");
+	for (i = 0; i < f->nbody; i++) {
+		const struct ptx_stmt *s = &f->body[i];
+
+		if (bb[i] != t->bb) {
+			emit_fallthrough(t, terminated);
+			while (t->bb < bb[i])
+				sb_addf(&t->code, "\tcase %u:\n", ++t->bb);
+			terminated = 0;
+		}
+		switch (s->kind) {
+		case PTX_STMT_INSN:
+			if (emit_insn(t, &s->u.insn))
+				return -1;
+			terminated = ends_block(&s->u.insn);
+			break;
+		case PTX_STMT_DECL:
+			if (declare(t, &s->u.decl))
+				return -1;
+			break;
+		case PTX_STMT_OPEN:
+			t->scopes = xrealloc(t->scopes, (t->nscopes + 1) * sizeof(*t->scopes));
+			t->scopes[t->nscopes++] = t->nsyms;
+			break;
+		case PTX_STMT_CLOSE:
+			if (!t->nscopes)
+				return tr_fail(t, s->line, "unbalanced '}'");
+			t->nsyms = t->scopes[--t->nscopes];
+			break;
+		default:
+			break;
+		}
+	}
+	emit_fallthrough(t, terminated);
+	while (t->bb + 1 < t->nbb) {
+		sb_addf(&t->code, "\tcase %u:\n", ++t->bb);
+		emit_fallthrough(t, 0);
+	}
+	return 0;
+}
+
+static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
+{
+	sb_addf(out, "/* %s %s */\nstruct ag_fr%u {\n\tstruct ag_lanes ln;\n%s};\n\n",
+		t->fn->is_entry ? ".entry" : ".func", t->fn->name, fidx,
+		t->frame.buf ? t->frame.buf : "");
+	sb_addf(out, "static __attribute__((noinline)) void ag_run%u(struct ag_warp *w, "
+		"void *frame, unsigned char *const *a)\n{\n"
+		"\tstruct ag_fr%u *W = frame;\n"
+		"\tstruct ag_block *const b = w->b;\n"
+		"\tunsigned char *const sh = b->shared;\n"
+		"\tconst unsigned char *const prm = b->env->params;\n"
+		"\tuint8_t m[32];\n\tunsigned l;\n\n"
+		"\t(void)sh; (void)prm; (void)a;\n"
+		"\tfor (;;) switch (ag_pick(&W->ln, m)) {\n%s"
+		"\tdefault:\n\t\treturn;\n\t}\n}\n\n", fidx, fidx, t->code.buf);
+	if (!t->fn->is_entry)
+		sb_addf(out, "static void ag_f%u(struct ag_warp *w, uint8_t *m, "
+			"unsigned char *const *a)\n{\n\tstruct ag_fr%u fr;\n\n"
+			"\tag_enter(&fr.ln, m);\n\tag_run%u(w, &fr, a);\n\tag_leave(&fr.ln, m);\n}\n\n",
+			fidx, fidx, fidx);
+}
+
+int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
+{
+	uint32_t *bb;
+	uint32_t shared_start = t->shared_size;
+	int rc;
+
+	t->fidx = fidx;
+	t->fn = &t->m->funcs[fidx];
+	t->nsyms = 0;
+	t->nscopes = 0;
+	t->ndecl = 0;
+	sb_reset(&t->frame);
+	sb_reset(&t->code);
+	declare_params(t);
+	bb = split_blocks(t);
+	rc = emit_body(t, bb);
+	free(bb);
+	if (rc)
+		return -1;
+	if (t->shared_size > shared_start && t->shared_size > t->fi[fidx].shared_end)
+		t->fi[fidx].shared_end = t->shared_size;
+	emit_run(t, fidx, out);
+	return 0;
+}

@@ -1,0 +1,129 @@
+/*
+ * translate_int.h - what the translator's files share: the state of one
+ * translation (module symbols, the function being translated, its scopes),
+ * operands turned into C expressions, and the instruction emitters.
+ *
+ * Generated code conventions (see docs/cpu-engine.md): inside a lane loop
+ * the lane is 'l', the warp 'w' (struct ag_warp *), the block 'b', the
+ * frame of the function being run 'W', the active mask 'm[32]'.
+ */
+#ifndef AG_CPU_TRANSLATE_INT_H
+#define AG_CPU_TRANSLATE_INT_H
+
+#include <stdint.h>
+
+#include "cpu/translate.h"
+
+enum tr_kind {
+	TK_REG,         /* per-lane register: W->r<id>[l] */
+	TK_PARAM,       /* callseq .param: per-lane bytes W->q<id>[l] */
+	TK_FARG,        /* .func parameter or return: a[idx] + l * row */
+	TK_EPARAM,      /* .entry parameter: prm + off */
+	TK_LOCAL,       /* .local array: per-lane bytes W->d<id>[l] */
+	TK_SHARED,      /* static .shared: sh + off */
+	TK_DYNSHARED,   /* extern .shared: sh + w->dyn */
+	TK_GVAR,        /* module .global/.const: ag_v<id> */
+	TK_FUNC,        /* a function: ag_f<id> */
+};
+
+struct tr_sym {
+	const char *name;       /* PTX name; the prefix for %r<N> ranges */
+	uint32_t range;         /* N of %r<N>; 0 for one name */
+	enum tr_kind kind;
+	enum ptx_type type;     /* storage type of registers */
+	uint32_t id;            /* C name number */
+	uint64_t off, size;     /* shared/param offset; bytes */
+	const struct ptx_var *var;
+};
+
+/* Per function, what kernels need to know about everything they reach. */
+struct tr_fninfo {
+	uint32_t shared_end;    /* end of the static .shared it uses */
+	uint32_t *callees;
+	uint32_t ncallees;
+	int indirect;           /* calls through a pointer */
+	unsigned flags;         /* AG_KF_* of its own body */
+	int barrier_line;       /* a block barrier in its body (0: none) */
+	uint32_t local_bytes;   /* .local bytes per thread */
+};
+
+struct tr {
+	const struct ptx_module *m;
+	struct ptx_error *err;
+
+	struct tr_sym *msyms;   /* module variables and functions */
+	uint32_t nmsyms;
+	uint32_t shared_size;   /* all static .shared laid out */
+	struct tr_fninfo *fi;   /* per m->funcs[] */
+
+	/* the function being translated */
+	uint32_t fidx;
+	const struct ptx_func *fn;
+	struct strbuf frame;    /* fields of its frame struct */
+	struct strbuf code;     /* its run function's body */
+	struct tr_sym *syms;    /* params and declarations in scope */
+	uint32_t nsyms, capsyms;
+	uint32_t *scopes;       /* nsyms at each open '{' */
+	uint32_t nscopes;
+	uint32_t ndecl;         /* C names handed out */
+	const char **labels;
+	uint32_t *label_bb;
+	uint32_t nlabels;
+	uint32_t bb, nbb;       /* basic block being emitted; count */
+	uint32_t tmp;           /* unique temporaries */
+};
+
+/* translate.c */
+int tr_fail(struct tr *t, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int tr_unsupported(struct tr *t, const struct ptx_insn *in, const char *why);
+const struct tr_sym *tr_msym(const struct tr *t, const char *name);
+uint32_t tr_func_index(const struct tr *t, const char *name);
+
+extern const char ag_translate_prelude[];
+
+/* translate_func.c: appends the frame struct, run function and entry
+ * point (block function or callable) of m->funcs[fidx] to out. */
+int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out);
+const struct tr_sym *tr_lookup(const struct tr *t, const char *name);
+uint32_t tr_label_bb(const struct tr *t, const char *label);
+
+/* translate_operand.c: types and operands as C */
+const char *tr_ctype(enum ptx_type ty);
+enum ptx_type tr_storage(enum ptx_type declared);
+enum ptx_type tr_uint(uint32_t bytes);
+enum ptx_type tr_sint(uint32_t bytes);
+int tr_is_float(enum ptx_type ty);
+int tr_is_signed(enum ptx_type ty);
+uint32_t tr_size(enum ptx_type ty);
+void tr_conv(struct strbuf *sb, enum ptx_type from, enum ptx_type to, const char *e);
+int tr_src(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+	   enum ptx_type ty, struct strbuf *sb);
+int tr_dst(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+	   enum ptx_type ty, const char *expr);
+int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+	    enum ptx_space space, struct strbuf *sb);
+int tr_row(uint64_t size);
+void tr_wrap(struct strbuf *e, const char *fn);     /* e = fn(e) */
+void tr_lanes_begin(struct tr *t, const struct ptx_insn *in);
+void tr_lanes_end(struct tr *t);
+int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb);
+
+/* Modifiers: every one must be a type or listed in allowed (words
+ * separated by spaces); types are returned in order.  -1 with an error
+ * naming the instruction otherwise. */
+int tr_mods(struct tr *t, const struct ptx_insn *in, const char *allowed,
+	    enum ptx_type *types, uint32_t ntypes_max, uint32_t *ntypes);
+int tr_has(const struct ptx_insn *in, const char *mod);
+int tr_nops(struct tr *t, const struct ptx_insn *in, uint32_t lo, uint32_t hi);
+
+/* Instruction emitters: 0, or -1 with t->err set. */
+typedef int (*tr_emit_fn)(struct tr *t, const struct ptx_insn *in);
+tr_emit_fn tr_arith_emitter(const char *opcode);
+tr_emit_fn tr_cvt_emitter(const char *opcode);
+tr_emit_fn tr_mem_emitter(const char *opcode);
+tr_emit_fn tr_warp_emitter(const char *opcode);
+int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+	    struct strbuf *sb, enum ptx_type *ty);
+
+#endif

@@ -1,0 +1,498 @@
+/*
+ * translate_rt.h - the run-time part of every generated module: PTX
+ * semantics that C leaves undefined or lacks (clamped shifts, division by
+ * zero, saturating conversions, rounding modes, atomics on floats), the
+ * lane bookkeeping of a warp, and the block scheduler that runs warps in
+ * turn between barriers.  The translator embeds this text, after
+ * kernel_abi.h, at the top of each module it writes; nothing else includes
+ * it.  All of it is static: each module has its own copy.
+ */
+#include <stdint.h>
+#include <string.h>
+#include <stdlib.h>
+#include <math.h>
+#include <time.h>
+
+#define AG_INLINE static inline __attribute__((unused))
+
+/* Lane states. */
+enum { AG_RUN, AG_WAIT, AG_RET, AG_EXIT };
+
+/* One warp of a block; functions of the module receive it. */
+struct ag_warp {
+	struct ag_block *b;
+	unsigned id, nw;        /* warp index, warps in the block */
+	unsigned dyn;           /* offset of extern .shared in b->shared */
+	uint32_t tid[3][32];
+};
+
+/* The first member of every frame: where each lane is. */
+struct ag_lanes {
+	uint32_t pc[32];
+	uint8_t st[32];
+	uint8_t cc[32];         /* carry flag of add.cc/sub.cc and friends */
+};
+
+typedef void (*ag_run_fn)(struct ag_warp *w, void *frame, unsigned char *const *a);
+typedef void (*ag_func_fn)(struct ag_warp *w, uint8_t *m, unsigned char *const *a);
+
+/* Picks the lowest pc among running lanes (program order: divergent lanes
+ * meet again at the earliest common block) and the lanes at it. */
+AG_INLINE uint32_t ag_pick(const struct ag_lanes *ln, uint8_t *m)
+{
+	uint32_t pc = UINT32_MAX;
+	unsigned l;
+
+	for (l = 0; l < 32; l++)
+		if (ln->st[l] == AG_RUN && ln->pc[l] < pc)
+			pc = ln->pc[l];
+	for (l = 0; l < 32; l++)
+		m[l] = ln->st[l] == AG_RUN && ln->pc[l] == pc;
+	return pc;
+}
+
+AG_INLINE void ag_enter(struct ag_lanes *ln, const uint8_t *m)
+{
+	unsigned l;
+
+	for (l = 0; l < 32; l++) {
+		ln->pc[l] = 0;
+		ln->st[l] = m[l] ? AG_RUN : AG_RET;
+	}
+}
+
+/* After a call: lanes that executed exit leave the caller's mask. */
+AG_INLINE void ag_leave(const struct ag_lanes *ln, uint8_t *m)
+{
+	unsigned l;
+
+	for (l = 0; l < 32; l++)
+		if (ln->st[l] == AG_EXIT)
+			m[l] = 0;
+}
+
+/* Runs one block: every warp until its lanes exit or wait at the barrier;
+ * when all that have not exited wait, releases them.  Exited threads count
+ * as arrived, so a barrier can never hold threads that all wait. */
+__attribute__((unused))
+static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
+			 unsigned dyn)
+{
+	const struct ag_kernel_env *env = b->env;
+	unsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2];
+	unsigned nw = (nt + 31) / 32, i, l, t, waiting;
+	struct ag_warp *ws = malloc(nw * sizeof(*ws));
+	unsigned char *fr = aligned_alloc(64, nw * frame_size + 64);
+
+	if (!ws || !fr) {
+		free(ws);
+		free(fr);
+		env->svc->fault(b, 2, "out of memory for the block's registers");
+		return;
+	}
+	for (i = 0; i < nw; i++) {
+		struct ag_lanes *ln = (struct ag_lanes *)(fr + i * frame_size);
+
+		ws[i].b = b;
+		ws[i].id = i;
+		ws[i].nw = nw;
+		ws[i].dyn = dyn;
+		for (l = 0; l < 32; l++) {
+			t = i * 32 + l;
+			ws[i].tid[0][l] = t % env->ntid[0];
+			ws[i].tid[1][l] = t / env->ntid[0] % env->ntid[1];
+			ws[i].tid[2][l] = t / (env->ntid[0] * env->ntid[1]);
+			ln->pc[l] = 0;
+			ln->st[l] = t < nt ? AG_RUN : AG_EXIT;
+		}
+	}
+	do {
+		waiting = 0;
+		for (i = 0; i < nw && !b->error; i++)
+			run(&ws[i], fr + i * frame_size, NULL);
+		for (i = 0; i < nw && !b->error; i++) {
+			struct ag_lanes *ln = (struct ag_lanes *)(fr + i * frame_size);
+
+			for (l = 0; l < 32; l++)
+				if (ln->st[l] == AG_WAIT) {
+					ln->st[l] = AG_RUN;
+					waiting = 1;
+				}
+		}
+	} while (waiting && !b->error);
+	free(fr);
+	free(ws);
+}
+
+/* Names the thread of lane l for the services' messages. */
+AG_INLINE void ag_set_tid(struct ag_warp *w, unsigned l)
+{
+	w->b->tid[0] = w->tid[0][l];
+	w->b->tid[1] = w->tid[1][l];
+	w->b->tid[2] = w->tid[2][l];
+}
+
+AG_INLINE void ag_fault(struct ag_warp *w, unsigned l, int err, const char *what)
+{
+	ag_set_tid(w, l);
+	w->b->env->svc->fault(w->b, err, what);
+}
+
+/* Bits. */
+AG_INLINE uint32_t ag_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+AG_INLINE float ag_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+AG_INLINE uint64_t ag_f64_bits(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
+AG_INLINE double ag_bits_f64(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
+
+/* Unaligned-safe loads and stores of per-lane parameter bytes. */
+#define ag_ld(T, p) ({ T ag_v_; memcpy(&ag_v_, (p), sizeof(ag_v_)); ag_v_; })
+#define ag_st(T, p, v) do { T ag_v_ = (v); memcpy((p), &ag_v_, sizeof(ag_v_)); } while (0)
+
+/* Integer operations PTX defines where C does not: shift counts clamp,
+ * division by zero gives all ones (quotient) or the dividend (remainder),
+ * INT_MIN / -1 wraps. */
+#define AG_INT_OPS(N)								\
+AG_INLINE uint##N##_t ag_shl##N(uint##N##_t a, uint32_t c)			\
+{ return c >= N ? 0 : (uint##N##_t)((uint64_t)a << c); }			\
+AG_INLINE uint##N##_t ag_shru##N(uint##N##_t a, uint32_t c)			\
+{ return c >= N ? 0 : (uint##N##_t)(a >> c); }				\
+AG_INLINE int##N##_t ag_shrs##N(int##N##_t a, uint32_t c)			\
+{ return (int##N##_t)(a >> (c >= N ? N - 1 : c)); }			\
+AG_INLINE uint##N##_t ag_divu##N(uint##N##_t a, uint##N##_t b)		\
+{ return b ? (uint##N##_t)(a / b) : (uint##N##_t)~(uint##N##_t)0; }		\
+AG_INLINE int##N##_t ag_divs##N(int##N##_t a, int##N##_t b)			\
+{ return b == 0 ? -1 : b == -1 ? (int##N##_t)(0 - (uint##N##_t)a) : (int##N##_t)(a / b); } \
+AG_INLINE uint##N##_t ag_remu##N(uint##N##_t a, uint##N##_t b)		\
+{ return b ? (uint##N##_t)(a % b) : a; }					\
+AG_INLINE int##N##_t ag_rems##N(int##N##_t a, int##N##_t b)			\
+{ return b == 0 ? a : b == -1 ? 0 : (int##N##_t)(a % b); }			\
+AG_INLINE uint##N##_t ag_absu##N(uint##N##_t a)				\
+{ return (int##N##_t)a < 0 ? (uint##N##_t)(0 - a) : a; }			\
+AG_INLINE uint32_t ag_popc##N(uint##N##_t a)					\
+{ return (uint32_t)__builtin_popcountll(a); }					\
+AG_INLINE uint32_t ag_clz##N(uint##N##_t a)					\
+{ return a ? (uint32_t)__builtin_clzll(a) - (64 - N) : N; }			\
+AG_INLINE uint##N##_t ag_brev##N(uint##N##_t a)				\
+{ uint##N##_t r = 0; unsigned i; for (i = 0; i < N; i++) r |= (uint##N##_t)(((a >> i) & 1) << (N - 1 - i)); return r; } \
+AG_INLINE uint32_t ag_bfind##N(uint##N##_t a, int sgn, int shamt)		\
+{										\
+	uint##N##_t x = sgn && (int##N##_t)a < 0 ? (uint##N##_t)~a : a;		\
+	uint32_t p = x ? 63 - (uint32_t)__builtin_clzll(x) : 0;		\
+										\
+	if (!x)									\
+		return 0xffffffffu;						\
+	return shamt ? N - 1 - p : p;						\
+}										\
+AG_INLINE uint##N##_t ag_bfe##N(uint##N##_t a, uint32_t pos, uint32_t len, int sgn) \
+{ uint32_t p = pos & 0xff, n = len & 0xff, k, msb; uint64_t r;		\
+  k = p > N - 1 ? 0 : (n < N - p ? n : N - p);					\
+  r = k ? ((uint64_t)a >> p) & (k >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << k) - 1)) : 0; \
+  if (sgn) {									\
+	msb = p + n - 1 > N - 1 ? N - 1 : p + n - 1;				\
+	if ((((uint64_t)a >> msb) & 1) && k < 64) r |= ~(uint64_t)0 << k;	\
+  }										\
+  return (uint##N##_t)r; }							\
+AG_INLINE uint##N##_t ag_bfi##N(uint##N##_t a, uint##N##_t b, uint32_t pos, uint32_t len) \
+{ uint32_t p = pos & 0xff, n = len & 0xff; uint##N##_t mask;			\
+  if (n == 0 || p >= N) return b;						\
+  if (n > N - p) n = N - p;							\
+  mask = (uint##N##_t)((n >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1)) << p); \
+  return (uint##N##_t)((b & ~mask) | (((uint64_t)a << p) & mask)); }
+
+AG_INT_OPS(8)
+AG_INT_OPS(16)
+AG_INT_OPS(32)
+AG_INT_OPS(64)
+
+AG_INLINE uint8_t ag_mulhu8(uint8_t a, uint8_t b) { return (uint8_t)(((uint32_t)a * b) >> 8); }
+AG_INLINE int8_t ag_mulhs8(int8_t a, int8_t b) { return (int8_t)(((int32_t)a * b) >> 8); }
+AG_INLINE uint16_t ag_mulhu16(uint16_t a, uint16_t b) { return (uint16_t)(((uint32_t)a * b) >> 16); }
+AG_INLINE int16_t ag_mulhs16(int16_t a, int16_t b) { return (int16_t)(((int32_t)a * b) >> 16); }
+AG_INLINE uint32_t ag_mulhu32(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+AG_INLINE int32_t ag_mulhs32(int32_t a, int32_t b) { return (int32_t)(((int64_t)a * b) >> 32); }
+AG_INLINE uint64_t ag_mulhu64(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
+AG_INLINE int64_t ag_mulhs64(int64_t a, int64_t b) { return (int64_t)(((__int128)a * b) >> 64); }
+
+/* Extended-precision add and subtract: the carry (or borrow) flag in,
+ * and out through *cout when not NULL. */
+AG_INLINE uint32_t ag_addc32(uint32_t a, uint32_t b, uint32_t cin, uint8_t *cout)
+{ uint64_t s = (uint64_t)a + b + cin; if (cout) *cout = (uint8_t)(s >> 32); return (uint32_t)s; }
+AG_INLINE uint64_t ag_addc64(uint64_t a, uint64_t b, uint32_t cin, uint8_t *cout)
+{ unsigned __int128 s = (unsigned __int128)a + b + cin; if (cout) *cout = (uint8_t)(s >> 64); return (uint64_t)s; }
+AG_INLINE uint32_t ag_subc32(uint32_t a, uint32_t b, uint32_t bin, uint8_t *bout)
+{ if (bout) *bout = (uint64_t)a < (uint64_t)b + bin; return a - b - bin; }
+AG_INLINE uint64_t ag_subc64(uint64_t a, uint64_t b, uint32_t bin, uint8_t *bout)
+{ if (bout) *bout = (unsigned __int128)a < (unsigned __int128)b + bin; return a - b - bin; }
+
+AG_INLINE int32_t ag_sat_s32(int64_t r)
+{ return r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : (int32_t)r; }
+
+/* prmt in its default mode: each selector nibble picks a byte of {b, a}
+ * (bit 3 replicates that byte's sign). */
+AG_INLINE uint32_t ag_prmt(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint64_t x = ((uint64_t)b << 32) | a;
+	uint32_t r = 0, i, s, v;
+
+	for (i = 0; i < 4; i++) {
+		s = (c >> (4 * i)) & 0xf;
+		v = (uint32_t)(x >> (8 * (s & 7))) & 0xff;
+		if (s & 8)
+			v = (v & 0x80) ? 0xff : 0;
+		r |= v << (8 * i);
+	}
+	return r;
+}
+
+/* Floats: ftz flushes subnormals to a zero of the same sign; sat clamps
+ * to [0, 1] with NaN giving 0. */
+AG_INLINE float ag_ftz(float x)
+{ return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x; }
+AG_INLINE float ag_sat_f32(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
+AG_INLINE double ag_sat_f64(double x) { return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.0; }
+
+/* Rounding modes: 0 nearest even, 1 toward zero, 2 down, 3 up.  x is
+ * exact in long double for every integer and double source; the result
+ * rounded to nearest is within one step of the wanted one. */
+AG_INLINE float ag_to_f32(long double x, int mode)
+{
+	float f = (float)x;
+
+	if (mode == 0 || x != x || (long double)f == x)
+		return f;
+	if (mode == 1 && fabsl((long double)f) > fabsl(x))
+		return nextafterf(f, 0.0f);
+	if (mode == 2 && (long double)f > x)
+		return nextafterf(f, -INFINITY);
+	if (mode == 3 && (long double)f < x)
+		return nextafterf(f, INFINITY);
+	return f;
+}
+
+AG_INLINE double ag_to_f64(long double x, int mode)
+{
+	double f = (double)x;
+
+	if (mode == 0 || x != x || (long double)f == x)
+		return f;
+	if (mode == 1 && fabsl((long double)f) > fabsl(x))
+		return nextafter(f, 0.0);
+	if (mode == 2 && (long double)f > x)
+		return nextafter(f, -INFINITY);
+	if (mode == 3 && (long double)f < x)
+		return nextafter(f, INFINITY);
+	return f;
+}
+
+AG_INLINE double ag_rint(double x, int mode)
+{
+	switch (mode) {
+	case 1: return trunc(x);
+	case 2: return floor(x);
+	case 3: return ceil(x);
+	default: return nearbyint(x);
+	}
+}
+
+AG_INLINE float ag_rintf(float x, int mode)
+{
+	switch (mode) {
+	case 1: return truncf(x);
+	case 2: return floorf(x);
+	case 3: return ceilf(x);
+	default: return nearbyintf(x);
+	}
+}
+
+/* Float to integer as PTX does it: NaN gives 0, out of range clamps. */
+#define AG_F2I(N, T, LO, HI)							\
+AG_INLINE T ag_f2i_##N(double x, int mode)					\
+{										\
+	x = ag_rint(x, mode);							\
+	if (x != x)								\
+		return 0;							\
+	if (x <= (double)(LO))							\
+		return LO;							\
+	if (x >= (double)(HI))							\
+		return HI;							\
+	return (T)x;								\
+}
+AG_F2I(s8, int8_t, INT8_MIN, INT8_MAX)
+AG_F2I(s16, int16_t, INT16_MIN, INT16_MAX)
+AG_F2I(s32, int32_t, INT32_MIN, INT32_MAX)
+AG_F2I(s64, int64_t, INT64_MIN, INT64_MAX)
+AG_F2I(u8, uint8_t, 0, UINT8_MAX)
+AG_F2I(u16, uint16_t, 0, UINT16_MAX)
+AG_F2I(u32, uint32_t, 0, UINT32_MAX)
+AG_F2I(u64, uint64_t, 0, UINT64_MAX)
+
+/* Integer saturation for cvt.sat between integer types. */
+AG_INLINE int64_t ag_clamp_s(int64_t x, int64_t lo, int64_t hi)
+{ return x < lo ? lo : x > hi ? hi : x; }
+AG_INLINE uint64_t ag_clamp_u(uint64_t x, uint64_t hi) { return x > hi ? hi : x; }
+
+/* Half precision, IEEE binary16, kept as its bits. */
+AG_INLINE float ag_f16_f32(uint16_t h)
+{
+	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, f = h & 0x3ff;
+
+	if (e == 0x1f)
+		return ag_bits_f32(s | 0x7f800000u | (f << 13));
+	if (e == 0)
+		return (s ? -1.0f : 1.0f) * ldexpf((float)f, -24);
+	return ag_bits_f32(s | ((e + 112) << 23) | (f << 13));
+}
+
+AG_INLINE uint16_t ag_f32_f16(float x, int mode)
+{
+	uint32_t u = ag_f32_bits(x), s = (u >> 16) & 0x8000;
+	float a = fabsf(x), lo, hi, q;
+	int e;
+
+	if (x != x)
+		return (uint16_t)(s | 0x7e00 | ((u >> 13) & 0x3ff));
+	if (a >= 65536.0f || a == INFINITY) {
+		int inf = mode == 0 || (mode == 2 && s) || (mode == 3 && !s);
+		return (uint16_t)(s | (inf ? 0x7c00 : 0x7bff));
+	}
+	/* Step of the f16 grid at a's magnitude, then round in that grid. */
+	frexpf(a, &e);
+	e = a < 6.103515625e-05f ? -24 : e - 11;
+	q = ldexpf(a, -e);
+	lo = floorf(q);
+	hi = lo + 1;
+	if (q != lo) {
+		int up = mode == 0 ? (q - lo > 0.5f || (q - lo == 0.5f && fmodf(lo, 2.0f) != 0))
+			: mode == 1 ? 0 : mode == 2 ? s != 0 : s == 0;
+		q = up ? hi : lo;
+	}
+	a = ldexpf(q, e);
+	if (a > 65504.0f)
+		return (uint16_t)(s | 0x7c00);
+	if (a < 6.103515625e-05f)
+		return (uint16_t)(s | (uint32_t)ldexpf(a, 24));
+	u = ag_f32_bits(a);
+	return (uint16_t)(s | ((((u >> 23) & 0xff) - 112) << 10) | ((u >> 13) & 0x3ff));
+}
+
+/* bfloat16: the upper half of an f32; 0 rounds to nearest even, 1 to zero. */
+AG_INLINE uint16_t ag_f32_bf16(float x, int mode)
+{
+	uint32_t u = ag_f32_bits(x);
+
+	if (x != x)
+		return (uint16_t)((u >> 16) | 0x40);
+	if (mode == 1)
+		return (uint16_t)(u >> 16);
+	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+/* Atomics.  Everything of a block runs on one OS thread, but blocks run
+ * in parallel, so global memory needs real atomics. */
+AG_INLINE float ag_atom_add_f32(void *p, float v)
+{
+	uint32_t o = __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED), n;
+
+	do
+		n = ag_f32_bits(ag_bits_f32(o) + v);
+	while (!__atomic_compare_exchange_n((uint32_t *)p, &o, n, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return ag_bits_f32(o);
+}
+
+AG_INLINE double ag_atom_add_f64(void *p, double v)
+{
+	uint64_t o = __atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED), n;
+
+	do
+		n = ag_f64_bits(ag_bits_f64(o) + v);
+	while (!__atomic_compare_exchange_n((uint64_t *)p, &o, n, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return ag_bits_f64(o);
+}
+
+#define AG_ATOM_CAS(NAME, T, NEW)						\
+AG_INLINE T ag_atom_##NAME(void *p, T v)					\
+{ T o = __atomic_load_n((T *)p, __ATOMIC_RELAXED), n;				\
+  do n = (NEW); while (!__atomic_compare_exchange_n((T *)p, &o, n, 1,		\
+		      __ATOMIC_RELAXED, __ATOMIC_RELAXED));			\
+  return o; }
+AG_ATOM_CAS(min_u32, uint32_t, o < v ? o : v)
+AG_ATOM_CAS(max_u32, uint32_t, o > v ? o : v)
+AG_ATOM_CAS(min_s32, int32_t, o < v ? o : v)
+AG_ATOM_CAS(max_s32, int32_t, o > v ? o : v)
+AG_ATOM_CAS(min_u64, uint64_t, o < v ? o : v)
+AG_ATOM_CAS(max_u64, uint64_t, o > v ? o : v)
+AG_ATOM_CAS(min_s64, int64_t, o < v ? o : v)
+AG_ATOM_CAS(max_s64, int64_t, o > v ? o : v)
+AG_ATOM_CAS(inc_u32, uint32_t, o >= v ? 0 : o + 1)
+AG_ATOM_CAS(dec_u32, uint32_t, (o == 0 || o > v) ? v : o - 1)
+
+AG_INLINE uint32_t ag_atom_cas32(void *p, uint32_t c, uint32_t v)
+{
+	__atomic_compare_exchange_n((uint32_t *)p, &c, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return c;
+}
+
+AG_INLINE uint64_t ag_atom_cas64(void *p, uint64_t c, uint64_t v)
+{
+	__atomic_compare_exchange_n((uint64_t *)p, &c, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return c;
+}
+
+/* shfl.sync: the source lane of lane for mode 0 up, 1 down, 2 bfly,
+ * 3 idx; *ok says whether it lies inside the segment c describes. */
+AG_INLINE unsigned ag_shfl_src(int mode, unsigned lane, uint32_t b, uint32_t c, uint8_t *ok)
+{
+	uint32_t bv = b & 31, cv = c & 31, seg = (c >> 8) & 31;
+	uint32_t maxl = (lane & seg) | (cv & ~seg), minl = lane & seg;
+	int j;
+
+	switch (mode) {
+	case 0:
+		j = (int)lane - (int)bv;
+		*ok = j >= (int)maxl;
+		break;
+	case 1:
+		j = (int)(lane + bv);
+		*ok = j <= (int)maxl;
+		break;
+	case 2:
+		j = (int)(lane ^ bv);
+		*ok = j <= (int)maxl;
+		break;
+	default:
+		j = (int)(minl | (bv & ~seg));
+		*ok = j <= (int)maxl;
+		break;
+	}
+	return *ok ? (unsigned)j : lane;
+}
+
+AG_INLINE uint32_t ag_mask_bits(const uint8_t *m)
+{
+	uint32_t r = 0;
+	unsigned l;
+
+	for (l = 0; l < 32; l++)
+		r |= (uint32_t)(m[l] != 0) << l;
+	return r;
+}
+
+AG_INLINE uint64_t ag_clock(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+AG_INLINE uint64_t ag_globaltimer(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
