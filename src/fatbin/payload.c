@@ -47,6 +47,31 @@ static int inflate_zstd(const struct fatbin_entry *e, uint8_t *dst, char *err, s
 	return 0;
 }
 
+/* Whether the compressed bytes can become usize bytes at all: a Zstandard
+ * frame usually states its size, and an LZ4 block grows at most 255-fold.
+ * Checked before allocating, so that a lying header costs nothing. */
+static int plausible(const struct fatbin_entry *e, char *err, size_t errlen)
+{
+	unsigned long long framed;
+
+	if (e->flags & FATBIN_FLAG_LZ4) {
+		if (e->uncompressed_size / 255 > e->payload_size)
+			return fatbin_error(err, errlen, "LZ4 payload of %llu bytes cannot hold the %llu bytes "
+					    "its fatbin entry (sm_%u) claims", (unsigned long long)e->payload_size,
+					    (unsigned long long)e->uncompressed_size, e->sm_arch);
+		return 0;
+	}
+	framed = ZSTD_getFrameContentSize(e->payload, e->payload_size);
+	if (framed == ZSTD_CONTENTSIZE_ERROR)
+		return fatbin_error(err, errlen, "corrupt Zstandard payload in fatbin entry (sm_%u): no frame header",
+				    e->sm_arch);
+	if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != e->uncompressed_size)
+		return fatbin_error(err, errlen, "Zstandard payload in fatbin entry (sm_%u) holds %llu bytes, "
+				    "not the %llu its header claims", e->sm_arch, framed,
+				    (unsigned long long)e->uncompressed_size);
+	return 0;
+}
+
 /* How many bytes the payload becomes, checked against the cap. */
 static int data_size(const struct fatbin_entry *e, uint64_t *size, char *err, size_t errlen)
 {
@@ -60,7 +85,7 @@ static int data_size(const struct fatbin_entry *e, uint64_t *size, char *err, si
 		return fatbin_error(err, errlen, "fatbin entry (sm_%u) claims %llu bytes, more than the %llu accepted",
 				    e->sm_arch, (unsigned long long)*size,
 				    (unsigned long long)FATBIN_MAX_SIZE);
-	return 0;
+	return codecs ? plausible(e, err, errlen) : 0;
 }
 
 int fatbin_entry_data(const struct fatbin_entry *e, uint8_t **out, uint64_t *outlen,

@@ -488,6 +488,8 @@ static void test_bad_payloads(void **state)
 	assert_payload_rejected(FATBIN_FLAG_LZ4, junk, 64, 64, 100, "LZ4");
 	assert_payload_rejected(FATBIN_FLAG_ZSTD, junk, 64, 64, 100, "Zstandard");
 	assert_payload_rejected(FATBIN_FLAG_ZSTD, zstd_hdr, 8, 8, 1063, "Zstandard");
+	assert_payload_rejected(FATBIN_FLAG_ZSTD, zstd_hdr, 8, 8, 1000, "not the 1000");
+	assert_payload_rejected(FATBIN_FLAG_LZ4, junk, 64, 64, 100000, "cannot hold");
 	assert_payload_rejected(FATBIN_FLAG_ZSTD, junk, 64, 65, 100, "compressed size");
 	assert_payload_rejected(FATBIN_FLAG_ZSTD, junk, 64, 64, 1ull << 40, "more than");
 	assert_payload_rejected(FATBIN_FLAG_LZ4, junk, 64, 64, FATBIN_MAX_SIZE + 1, "more than");
