@@ -70,9 +70,10 @@ static int dims_fit(dim3 v, const int32_t *max)
 }
 
 static cudaError_t check_config(const struct rt_device *d, const struct ag_func_info *info,
-				dim3 grid, dim3 block, size_t shared)
+				dim3 grid, dim3 block, size_t shared, int cooperative)
 {
 	uint64_t threads = (uint64_t)block.x * block.y * block.z;
+	uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
 
 	if (!dims_fit(grid, d->info.max_grid_dim) || !dims_fit(block, d->info.max_block_dim))
 		return cudaErrorInvalidConfiguration;
@@ -81,6 +82,9 @@ static cudaError_t check_config(const struct rt_device *d, const struct ag_func_
 		return cudaErrorInvalidConfiguration;
 	if (shared + info->static_shared > d->info.shared_per_block_optin)
 		return cudaErrorInvalidValue;
+	/* All blocks of a cooperative grid must be resident at once. */
+	if (cooperative && blocks > (uint64_t)d->info.sm_count * d->info.max_blocks_per_sm)
+		return cudaErrorCooperativeLaunchTooLarge;
 	return cudaSuccess;
 }
 
@@ -110,7 +114,7 @@ static cudaError_t launch(struct rt_kernel *k, dim3 grid, dim3 block, void **arg
 	if (e == cudaSuccess)
 		e = rt_kernel_func(k, d, &f, &info);
 	if (e == cudaSuccess)
-		e = check_config(d, info, grid, block, shared);
+		e = check_config(d, info, grid, block, shared, cooperative);
 	if (e == cudaSuccess && info->nparams && !args)
 		e = cudaErrorInvalidValue;
 	if (e != cudaSuccess)
@@ -165,4 +169,62 @@ RT_API cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridD
 						    size_t sharedMem, cudaStream_t stream)
 {
 	return launch(rt_kernel_find(func), gridDim, blockDim, args, sharedMem, stream, 1, 1);
+}
+
+/* The attributes of cudaLaunchKernelEx that change what runs; hints
+ * (priority, carveout, scheduling preferences) are accepted and ignored. */
+static cudaError_t launch_attrs(const cudaLaunchConfig_t *config, int *cooperative)
+{
+	static int said_cluster, said_event;
+
+	*cooperative = 0;
+	for (unsigned i = 0; i < config->numAttrs; i++) {
+		const cudaLaunchAttribute *a = &config->attrs[i];
+
+		switch (a->id) {
+		case cudaLaunchAttributeCooperative:
+			*cooperative = a->val.cooperative != 0;
+			break;
+		case cudaLaunchAttributeClusterDimension:
+			if (a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z > 1) {
+				rt_warn_once(&said_cluster, "thread block clusters are not supported yet");
+				return cudaErrorNotSupported;
+			}
+			break;
+		case cudaLaunchAttributeProgrammaticEvent:
+		case cudaLaunchAttributeLaunchCompletionEvent:
+			rt_warn_once(&said_event, "launch completion events are not supported yet");
+			return cudaErrorNotSupported;
+		default:
+			break;
+		}
+	}
+	return cudaSuccess;
+}
+
+static cudaError_t launch_ex(const cudaLaunchConfig_t *config, const void *func, void **args,
+			     int per_thread_default)
+{
+	int cooperative;
+	cudaError_t e;
+
+	if (!config || (config->numAttrs && !config->attrs))
+		return rt_error(cudaErrorInvalidValue);
+	e = launch_attrs(config, &cooperative);
+	if (e != cudaSuccess)
+		return rt_error(e);
+	return launch(rt_kernel_find(func), config->gridDim, config->blockDim, args,
+		      config->dynamicSmemBytes, config->stream, per_thread_default, cooperative);
+}
+
+RT_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+				       void **args)
+{
+	return launch_ex(config, func, args, 0);
+}
+
+RT_API cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+					    void **args)
+{
+	return launch_ex(config, func, args, 1);
 }

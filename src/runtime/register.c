@@ -209,7 +209,11 @@ static cudaError_t load_images(struct rt_fatbin *fb, struct rt_device *d, struct
 		e = ops->module_load(d->b, fb->images[i], fb->sizes[i], &l->mods[i]);
 		if (e == cudaSuccess)
 			any = 1;
-		else if (first == cudaErrorNoKernelImageForDevice)
+		else if (e != cudaErrorNoKernelImageForDevice)
+			/* The one place that can say why (a translator message). */
+			fprintf(stderr, "anygpu: cannot load device code on %s device %d: %s: %s\n",
+				ops->name, d->ordinal, cudaGetErrorName(e), ops->last_message(d->b));
+		if (e != cudaSuccess && first == cudaErrorNoKernelImageForDevice)
 			first = e;
 	}
 	if (!any)
