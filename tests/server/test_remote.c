@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "server/server.h"
 #include "server/tokens.h"
+#include "harness.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,10 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,51 +28,10 @@ static char tcp[64];
 static pid_t server;
 static const struct ag_backend_ops *ops;
 
-static int can_connect(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0), ok;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(fd);
-	return ok;
-}
-
-/* A loopback port nobody listens on now. */
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	bind(fd, (struct sockaddr *)&sa, sizeof(sa));
-	getsockname(fd, (struct sockaddr *)&sa, &len);
-	port = ntohs(sa.sin_port);
-	close(fd);
-	return port;
-}
-
-static pid_t start_server(const struct ag_serve_cfg *cfg)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(ag_serve(cfg));
-	for (int i = 0; i < 500 && !can_connect(cfg->unix_path); i++)
-		usleep(10000);
-	return pid;
-}
-
 static void stop_server(void)
 {
-	int status;
-
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, &status, 0);
-		server = 0;
-	}
+	test_serve_stop(server);
+	server = 0;
 }
 
 static int setup(void **state)
@@ -87,12 +43,12 @@ static int setup(void **state)
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(sock, sizeof(sock), "%s/sock", dir);
-	snprintf(tcp, sizeof(tcp), "127.0.0.1:%d", free_port());
+	snprintf(tcp, sizeof(tcp), "127.0.0.1:%d", test_free_port());
 	snprintf(env, sizeof(env), "unix:%s", sock);
 	setenv("ANYGPU_SERVER", env, 1);
 	ops = ag_backend_find("remote");
-	server = start_server(&cfg);
-	return ops && can_connect(sock) ? 0 : -1;
+	server = test_serve(&cfg, NULL);
+	return ops && server > 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -301,7 +257,6 @@ static void test_tokens_and_quota(void **state)
 	uint64_t free_b, total;
 	ag_dptr p1, p2;
 	pid_t pid;
-	int status;
 
 	assert_non_null(mkdtemp(adir));
 	snprintf(asock, sizeof(asock), "%s/sock", adir);
@@ -311,7 +266,8 @@ static void test_tokens_and_quota(void **state)
 					  err, sizeof(err)), 0);
 	assert_int_equal(ag_tokens_create(tk, "alice", 0, env, sizeof(env), err, sizeof(err)), -1);
 	ag_tokens_close(tk);
-	pid = start_server(&cfg);
+	pid = test_serve(&cfg, NULL);
+	assert_true(pid > 0);
 	snprintf(env, sizeof(env), "unix:%s", asock);
 	setenv("ANYGPU_SERVER", env, 1);
 
@@ -333,8 +289,7 @@ static void test_tokens_and_quota(void **state)
 	ops->close(b);
 
 	unsetenv("ANYGPU_TOKEN");
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
+	assert_int_equal(test_serve_stop(pid), 0);
 	snprintf(env, sizeof(env), "unix:%s", sock);
 	setenv("ANYGPU_SERVER", env, 1);
 	snprintf(err, sizeof(err), "rm -rf %s", adir);
