@@ -63,6 +63,11 @@ RT_API cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 	return k ? cudaSuccess : rt_error(cudaErrorInvalidDeviceFunction);
 }
 
+RT_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+	return __cudaGetKernel(kernelPtr, entryFuncAddr);
+}
+
 static int dims_fit(dim3 v, const int32_t *max)
 {
 	return v.x >= 1 && v.y >= 1 && v.z >= 1 && v.x <= (uint32_t)max[0] &&

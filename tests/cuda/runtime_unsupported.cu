@@ -1,0 +1,21 @@
+/*
+ * runtime_unsupported: a call anygpu does not implement fails with
+ * cudaErrorNotSupported and a message that names it (once), never
+ * silently and never a crash; the device stays usable.
+ */
+// expect-stderr: anygpu: cudaGraphCreate is not supported yet
+#include "check.h"
+
+int main()
+{
+	cudaGraph_t g;
+	int *p;
+
+	CK_EXPECT(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
+	CK_EXPECT(cudaGetLastError(), cudaErrorNotSupported);
+	CK_EXPECT(cudaGetLastError(), cudaSuccess);
+	CK_EXPECT(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
+	CK(cudaMalloc(&p, 4));
+	CK(cudaFree(p));
+	return verdict("runtime_unsupported");
+}
