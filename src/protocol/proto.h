@@ -78,6 +78,12 @@ int ag_hdr_decode(const uint8_t in[AG_PROTO_HDR], struct ag_frame_hdr *h,
 		  char *err, size_t errlen);
 const char *ag_op_name(unsigned op);
 
+/* Checks that a request's payload is exactly its operation's fields (the
+ * layouts of docs/protocol.md), before any of it is used.  0, or -1 with
+ * err set. */
+int ag_request_check(const struct ag_frame_hdr *h, const void *payload,
+		     char *err, size_t errlen);
+
 /* Building a payload: appends grow the buffer (allocation cannot fail). */
 struct ag_wbuf {
 	uint8_t *p;

@@ -58,6 +58,66 @@ const char *ag_op_name(unsigned op)
 	return "unknown";
 }
 
+/* Request layouts: 4 a u32, 8 a u64, s a string, b the rest as bytes. */
+static const char *const layouts[AG_OP_REQUEST_END] = {
+	[AG_OP_HELLO] = "44s",
+	[AG_OP_INFO] = "",
+	[AG_OP_MEM_INFO] = "",
+	[AG_OP_SYNCHRONIZE] = "",
+	[AG_OP_MEM_ALLOC] = "84",
+	[AG_OP_MEM_FREE] = "8",
+	[AG_OP_COPY_HTOD] = "484b",
+	[AG_OP_COPY_DTOH] = "4884",
+	[AG_OP_COPY_DTOD] = "48884",
+	[AG_OP_MEMSET] = "48484",
+	[AG_OP_MODULE_LOAD] = "b",
+	[AG_OP_MODULE_UNLOAD] = "4",
+	[AG_OP_MODULE_FUNC] = "4s",
+	[AG_OP_MODULE_VAR] = "4s",
+	[AG_OP_LAUNCH] = "4444444444b",
+	[AG_OP_STREAM_CREATE] = "44",
+	[AG_OP_STREAM_DESTROY] = "4",
+	[AG_OP_STREAM_SYNC] = "4",
+	[AG_OP_STREAM_QUERY] = "4",
+	[AG_OP_STREAM_WAIT_EVENT] = "44",
+	[AG_OP_HOST_FUNC] = "48",
+	[AG_OP_EVENT_CREATE] = "4",
+	[AG_OP_EVENT_DESTROY] = "4",
+	[AG_OP_EVENT_RECORD] = "44",
+	[AG_OP_EVENT_SYNC] = "4",
+	[AG_OP_EVENT_QUERY] = "4",
+	[AG_OP_EVENT_ELAPSED] = "44",
+	[AG_OP_STATUS] = "",
+	[AG_OP_HOSTFN_DONE] = "",
+};
+
+int ag_request_check(const struct ag_frame_hdr *h, const void *payload,
+		     char *err, size_t errlen)
+{
+	struct ag_rbuf r;
+	char str[AG_PROTO_MAX_STR + 1];
+	const char *l;
+
+	if (h->op >= AG_OP_REQUEST_END || !layouts[h->op]) {
+		snprintf(err, errlen, "unexpected %s frame", ag_op_name(h->op));
+		return -1;
+	}
+	ag_rbuf_init(&r, payload, h->len);
+	for (l = layouts[h->op]; *l; l++) {
+		switch (*l) {
+		case '4': ag_get_u32(&r); break;
+		case '8': ag_get_u64(&r); break;
+		case 's': ag_get_str(&r, str, sizeof(str)); break;
+		case 'b': ag_get_bytes(&r, ag_rbuf_left(&r)); break;
+		}
+	}
+	if (ag_rbuf_done(&r)) {
+		snprintf(err, errlen, "malformed %s frame", ag_op_name(h->op));
+		return -1;
+	}
+	return 0;
+}
+
 static int op_known(unsigned op)
 {
 	return strcmp(ag_op_name(op), "unknown") != 0;

@@ -629,7 +629,11 @@ static void dispatch(struct session *s, const struct ag_frame_hdr *h, const uint
 	cudaError_t e;
 	char err[128];
 
-	if (h->op >= AG_OP_REQUEST_END || !handlers[h->op].fn) {
+	if (ag_request_check(h, payload, err, sizeof(err))) {
+		malformed(s, "%s", err);
+		return;
+	}
+	if (!handlers[h->op].fn) {
 		malformed(s, "unexpected %s frame", ag_op_name(h->op));
 		return;
 	}
@@ -768,14 +772,19 @@ static int greet(struct session *s, const struct ag_session_args *a, uint64_t *l
 			 rc == 1 ? "client closed" : err);
 		return -1;
 	}
+	if (h.op != AG_OP_HELLO || ag_request_check(&h, payload, err, sizeof(err))) {
+		free(payload);
+		snprintf(s->reason, sizeof(s->reason), "not an anygpu client (first frame %s)",
+			 ag_op_name(h.op));
+		return -1;
+	}
 	ag_rbuf_init(&r, payload, h.len);
 	magic = ag_get_u32(&r);
 	version = ag_get_u32(&r);
 	ag_get_str(&r, token, sizeof(token));
-	if (h.op != AG_OP_HELLO || magic != AG_PROTO_MAGIC || ag_rbuf_left(&r)) {
+	if (magic != AG_PROTO_MAGIC) {
 		free(payload);
-		snprintf(s->reason, sizeof(s->reason), "not an anygpu client (first frame %s)",
-			 ag_op_name(h.op));
+		snprintf(s->reason, sizeof(s->reason), "not an anygpu client (bad magic)");
 		return -1;
 	}
 	free(payload);
