@@ -209,7 +209,9 @@ measure() {
 		omp_ms[$k]=$(median "${meds[@]}")
 	else
 		any_ms[$k]=$(median "${meds[@]}")
-		[ ${#walls[@]} -gt 0 ] && cold_ms[$k]=$(( cold - $(median "${walls[@]}") ))
+		if [ ${#walls[@]} -gt 0 ]; then
+			cold_ms[$k]=$(( cold - $(median "${walls[@]}") ))
+		fi
 	fi
 }
 
