@@ -8,14 +8,16 @@ set -eu
 secs=${1:-30}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${ANYGPU_FUZZ_BUILD:-$root/build-fuzz}
+log=$build/run.log
+mkdir -p "$build"
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-	-DANYGPU_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build.log" 2>&1 ||
-	{ cat "$build.log"; exit 1; }
+	-DANYGPU_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$log" 2>&1 ||
+	{ cat "$log"; exit 1; }
 fuzzers=$(cd "$root/tests/fuzz" && ls fuzz_*.c | sed 's/\.c$//')
 
 # Seeds: the fatbin fixtures (built by nvcc) and every PTX file in the tree.
-cmake --build "$build" -j2 --target fatbin_fixtures >>"$build.log" 2>&1 ||
+cmake --build "$build" -j2 --target fatbin_fixtures >>"$log" 2>&1 ||
 	echo "run.sh: no fatbin fixtures (nvcc missing?): fuzz_fatbin starts from nothing"
 seeds() {
 	case $1 in
@@ -27,12 +29,12 @@ seeds() {
 
 failed=
 for f in $fuzzers; do
-	if ! cmake --build "$build" -j2 --target "$f" >>"$build.log" 2>&1; then
-		if grep -q "No rule to make target '$f'" "$build.log"; then
+	if ! cmake --build "$build" -j2 --target "$f" >>"$log" 2>&1; then
+		if grep -q "No rule to make target '$f'" "$log"; then
 			echo "run.sh: $f: its library is not built yet, skipped"
 			continue
 		fi
-		tail -20 "$build.log"
+		tail -20 "$log"
 		exit 1
 	fi
 	corpus=$build/fuzz-corpus/$f
