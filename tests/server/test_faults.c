@@ -80,7 +80,8 @@ static int teardown(void **state)
 	char cmd[200];
 	int rc = test_serve_stop(server);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	/* The daemon's log, for when a test failed (ctest shows it then). */
+	snprintf(cmd, sizeof(cmd), "cat %s >&2; rm -rf %s", logpath, dir);
 	return system(cmd) || rc;
 }
 
@@ -270,7 +271,10 @@ static void test_kernel_fault(void **state)
 	fclose(fp);
 
 	assert_int_equal(ops->open(0, NULL, &b), cudaSuccess);
-	assert_int_equal(ops->module_load(b, image, size, &m), cudaSuccess);
+	e = ops->module_load(b, image, size, &m);
+	if (e != cudaSuccess)
+		print_message("module_load: %s\n", ops->last_message(b));
+	assert_int_equal(e, cudaSuccess);
 	assert_int_equal(ops->module_func(b, m, "wild_write", &f, &fi), cudaSuccess);
 	assert_int_equal(fi->param_bytes, 8);
 	assert_int_equal(ops->launch(b, NULL, f, &cfg, &wild, sizeof(wild)), cudaSuccess);
