@@ -9,10 +9,11 @@
  * .callprototype. */
 int parse_params(struct parser *p, const struct ptx_var **out, uint32_t *n)
 {
-	struct vec params = { 0 };
+	struct list params;
 
 	if (p_expect(p, '(', "before parameters"))
 		return -1;
+	list_begin(p, &params);
 	if (!tok_is(&p->tok, ')')) {
 		do {
 			struct ptx_var v = { 0 };
@@ -20,18 +21,18 @@ int parse_params(struct parser *p, const struct ptx_var **out, uint32_t *n)
 			if (parse_decl_spec(p, &v, "in parameter list") ||
 			    parse_declarator(p, &v, false))
 				return -1;
-			*(struct ptx_var *)vec_push(p->arena, &params, sizeof(v)) = v;
+			*(struct ptx_var *)list_push(p, &params, sizeof(v)) = v;
 		} while (p_accept(p, ','));
 	}
-	*out = params.data;
+	*out = list_done(p, &params, sizeof(struct ptx_var));
 	*n = params.n;
 	return p_expect(p, ')', "after parameters");
 }
 
-static struct ptx_stmt *push_stmt(struct parser *p, struct vec *body,
+static struct ptx_stmt *push_stmt(struct parser *p, struct list *body,
 				  enum ptx_stmt_kind kind, int line)
 {
-	struct ptx_stmt *s = vec_push(p->arena, body, sizeof(*s));
+	struct ptx_stmt *s = list_push(p, body, sizeof(*s));
 
 	s->kind = kind;
 	s->line = line;
@@ -39,7 +40,7 @@ static struct ptx_stmt *push_stmt(struct parser *p, struct vec *body,
 }
 
 /* ".reg .b32 %r<5>, %r9;": one DECL statement per declarator. */
-static int parse_decls(struct parser *p, struct vec *body)
+static int parse_decls(struct parser *p, struct list *body)
 {
 	struct ptx_var spec = { 0 };
 
@@ -74,23 +75,24 @@ static int parse_proto(struct parser *p, struct ptx_proto *pr)
 
 static int parse_targets(struct parser *p, struct ptx_stmt *s)
 {
-	struct vec labels = { 0 };
+	struct list labels;
 
 	p_next(p);
+	list_begin(p, &labels);
 	do {
 		if (p->tok.kind != T_IDENT)
 			return p_expected(p, "a label in .branchtargets");
-		*(const char **)vec_push(p->arena, &labels, sizeof(char *)) =
+		*(const char **)list_push(p, &labels, sizeof(char *)) =
 			p_tok_str(p, &p->tok);
 		p_next(p);
 	} while (p_accept(p, ','));
-	s->u.targets.labels = labels.data;
+	s->u.targets.labels = list_done(p, &labels, sizeof(char *));
 	s->u.targets.nlabels = labels.n;
 	return p_expect(p, ';', "after .branchtargets");
 }
 
 /* "name:" then a label, a .callprototype or a .branchtargets. */
-static int parse_label(struct parser *p, struct vec *body)
+static int parse_label(struct parser *p, struct list *body)
 {
 	const char *name = p_tok_str(p, &p->tok);
 	int line = p->tok.line;
@@ -112,7 +114,7 @@ static int parse_label(struct parser *p, struct vec *body)
 		tmp.u.targets.name = name;
 		if (parse_targets(p, &tmp))
 			return -1;
-		*(struct ptx_stmt *)vec_push(p->arena, body, sizeof(tmp)) = tmp;
+		*(struct ptx_stmt *)list_push(p, body, sizeof(tmp)) = tmp;
 		return 0;
 	}
 	s = push_stmt(p, body, PTX_STMT_LABEL, line);
@@ -122,7 +124,7 @@ static int parse_label(struct parser *p, struct vec *body)
 
 static int parse_insn(struct parser *p, struct ptx_insn *in)
 {
-	struct vec mods = { 0 }, ops = { 0 };
+	struct list mods, ops;
 
 	in->line = p->tok.line;
 	if (p_accept(p, '@')) {
@@ -136,23 +138,24 @@ static int parse_insn(struct parser *p, struct ptx_insn *in)
 		return p_expected(p, "an instruction");
 	in->opcode = p_tok_str(p, &p->tok);
 	p_next(p);
+	list_begin(p, &mods);
 	while (p->tok.kind == T_DIR) {
-		*(const char **)vec_push(p->arena, &mods, sizeof(char *)) =
-			p_tok_str(p, &p->tok);
+		*(const char **)list_push(p, &mods, sizeof(char *)) = p_tok_str(p, &p->tok);
 		p_next(p);
 	}
+	in->mods = list_done(p, &mods, sizeof(char *));
+	in->nmods = mods.n;
+	list_begin(p, &ops);
 	if (!tok_is(&p->tok, ';')) {
 		do {
 			struct ptx_operand op = { 0 };
 
 			if (parse_operand(p, &op))
 				return -1;
-			*(struct ptx_operand *)vec_push(p->arena, &ops, sizeof(op)) = op;
+			*(struct ptx_operand *)list_push(p, &ops, sizeof(op)) = op;
 		} while (p_accept(p, ','));
 	}
-	in->mods = mods.data;
-	in->nmods = mods.n;
-	in->ops = ops.data;
+	in->ops = list_done(p, &ops, sizeof(struct ptx_operand));
 	in->nops = ops.n;
 	return p_expect(p, ';', "after instruction");
 }
@@ -167,7 +170,7 @@ int parse_pragma(struct parser *p, const char **text)
 	return p_expect(p, ';', "after .pragma");
 }
 
-static int parse_stmt(struct parser *p, struct vec *body)
+static int parse_stmt(struct parser *p, struct list *body)
 {
 	const struct token *t = &p->tok;
 	int line = t->line;
@@ -201,10 +204,11 @@ static int parse_stmt(struct parser *p, struct vec *body)
 
 int parse_body(struct parser *p, struct ptx_func *f)
 {
-	struct vec body = { 0 };
+	struct list body;
 	uint32_t depth = 0;
 
 	p_next(p);
+	list_begin(p, &body);
 	for (;;) {
 		int line = p->tok.line;
 
@@ -224,7 +228,7 @@ int parse_body(struct parser *p, struct ptx_func *f)
 			return -1;
 		}
 	}
-	f->body = body.data;
+	f->body = list_done(p, &body, sizeof(struct ptx_stmt));
 	f->nbody = body.n;
 	return 0;
 }

@@ -23,7 +23,7 @@ struct init {
 	uint64_t stride[PTX_MAX_DIMS + 1];  /* elements per item of each level */
 	unsigned char *buf;         /* malloc'ed while parsing */
 	uint64_t cap, used;         /* bytes */
-	struct vec relocs;
+	struct list relocs;
 };
 
 /* An address: [generic(]sym[)] [+-off]. */
@@ -155,13 +155,6 @@ static int parse_addr(struct parser *p, struct addr *a)
 	return 0;
 }
 
-static struct ptx_reloc *last_reloc(struct init *st)
-{
-	if (!st->relocs.n)
-		return NULL;
-	return (struct ptx_reloc *)st->relocs.data + st->relocs.n - 1;
-}
-
 static int put_addr(struct parser *p, struct init *st, uint64_t idx, const struct addr *a)
 {
 	struct ptx_reloc *r;
@@ -171,7 +164,7 @@ static int put_addr(struct parser *p, struct init *st, uint64_t idx, const struc
 			      a->sym, st->es);
 	if (!slot(p, st, idx))
 		return -1;
-	r = vec_push(p->arena, &st->relocs, sizeof(*r));
+	r = list_push(p, &st->relocs, sizeof(*r));
 	r->offset = idx * st->es;
 	r->size = st->es;
 	r->generic = a->generic;
@@ -200,9 +193,9 @@ static int put_masked(struct parser *p, struct init *st, uint64_t idx,
 		return -1;
 	if (!slot(p, st, idx))
 		return -1;
-	r = last_reloc(st);
+	r = list_last(p, &st->relocs, sizeof(*r));
 	if (k == 0) {
-		r = vec_push(p->arena, &st->relocs, sizeof(*r));
+		r = list_push(p, &st->relocs, sizeof(*r));
 		r->offset = idx;
 		r->generic = a.generic;
 		r->symbol = a.sym;
@@ -301,7 +294,7 @@ static void finish(struct parser *p, struct init *st)
 	memcpy(bytes, st->buf, st->used);
 	v->init = bytes;
 	v->init_size = st->used;
-	v->relocs = st->relocs.data;
+	v->relocs = list_done(p, &st->relocs, sizeof(struct ptx_reloc));
 	v->nrelocs = st->relocs.n;
 	if (v->unsized) {
 		uint64_t elems = st->used / st->es, per = st->stride[1];
@@ -322,6 +315,7 @@ int parse_init(struct parser *p, struct ptx_var *v, const uint64_t *dims, int nd
 			      v->name, ptx_type_name(v->type));
 	if (set_strides(p, &st))
 		return -1;
+	list_begin(p, &st.relocs);
 	if (ndims == 0)
 		ret = tok_is(&p->tok, '{') ?
 			p_fail(p, &p->tok, "braces in initializer of scalar '%s'", v->name) :

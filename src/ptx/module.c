@@ -8,6 +8,7 @@
 #include "ptx/parser.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Inputs are bounded so that counts of tokens and elements fit in 32 bits. */
@@ -39,21 +40,21 @@ static int parse_version(struct parser *p, struct ptx_module *m)
 /* ".target sm_90a, texmode_independent, debug" */
 static int parse_target(struct parser *p, struct ptx_module *m)
 {
-	struct vec opts = { 0 };
+	struct list opts;
 
 	p_next(p);
 	if (p->tok.kind != T_IDENT)
 		return p_expected(p, "a target such as sm_75 after .target");
 	m->target = p_tok_str(p, &p->tok);
 	p_next(p);
+	list_begin(p, &opts);
 	while (p_accept(p, ',')) {
 		if (p->tok.kind != T_IDENT)
 			return p_expected(p, "a target option");
-		*(const char **)vec_push(p->arena, &opts, sizeof(char *)) =
-			p_tok_str(p, &p->tok);
+		*(const char **)list_push(p, &opts, sizeof(char *)) = p_tok_str(p, &p->tok);
 		p_next(p);
 	}
-	m->target_opts = opts.data;
+	m->target_opts = list_done(p, &opts, sizeof(char *));
 	m->ntarget_opts = opts.n;
 	return 0;
 }
@@ -253,6 +254,7 @@ int ptx_parse(const char *text, size_t len, struct ptx_module **out, struct ptx_
 	struct ptx_error ignored;
 	struct ptx_module *m;
 	struct ptx_arena *arena;
+	int ret;
 
 	if (!err)
 		err = &ignored;
@@ -269,14 +271,17 @@ int ptx_parse(const char *text, size_t len, struct ptx_module **out, struct ptx_
 	p.arena = arena;
 	p.err = err;
 	p.regs = reg_names_new();
-	if (parse_module(&p, m)) {
-		reg_names_free(p.regs);
+	p.names = strtab_new();
+	ret = parse_module(&p, m);
+	reg_names_free(p.regs);
+	strtab_free(p.names);
+	free(p.scratch);
+	if (ret) {
 		arena_free(arena);
 		if (!err->msg[0])
 			snprintf(err->msg, sizeof(err->msg), "malformed PTX");
 		return -1;
 	}
-	reg_names_free(p.regs);
 	*out = m;
 	return 0;
 }

@@ -117,8 +117,9 @@ static int parse_simple(struct parser *p, struct ptx_operand *op)
 static int parse_elems(struct parser *p, struct ptx_operand *op, char close,
 		       bool allow_vec, const char *where)
 {
-	struct vec elems = { 0 };
+	struct list elems;
 
+	list_begin(p, &elems);
 	if (!tok_is(&p->tok, close)) {
 		do {
 			struct ptx_operand tmp = { 0 };
@@ -131,10 +132,10 @@ static int parse_elems(struct parser *p, struct ptx_operand *op, char close,
 			} else if (parse_simple(p, &tmp)) {
 				return -1;
 			}
-			*(struct ptx_operand *)vec_push(p->arena, &elems, sizeof(tmp)) = tmp;
+			*(struct ptx_operand *)list_push(p, &elems, sizeof(tmp)) = tmp;
 		} while (p_accept(p, ','));
 	}
-	op->elems = elems.data;
+	op->elems = list_done(p, &elems, sizeof(struct ptx_operand));
 	op->nelems = elems.n;
 	return p_expect(p, close, where);
 }

@@ -18,6 +18,7 @@
 #define PTX_MAX_DIMS 8
 
 struct reg_names;
+struct strtab;
 
 struct parser {
 	struct lexer lx;
@@ -27,7 +28,29 @@ struct parser {
 	struct ptx_arena *arena;
 	struct ptx_error *err;
 	struct reg_names *regs;     /* .reg names of the function being parsed */
+	struct strtab *names;       /* every name, once */
+	unsigned char *scratch;     /* the stack lists are built on (list.c) */
+	size_t scratch_len, scratch_cap;
 };
+
+/* list.c: an array being built; see there. */
+struct list {
+	size_t start;               /* offset in p->scratch */
+	uint32_t n;
+};
+
+void list_begin(struct parser *p, struct list *l);
+/* A zeroed new element, good until the next push. */
+void *list_push(struct parser *p, struct list *l, size_t elsize);
+void *list_last(struct parser *p, const struct list *l, size_t elsize);
+/* The finished list copied to the arena (NULL when empty); l->n counts it. */
+const void *list_done(struct parser *p, struct list *l, size_t elsize);
+
+/* strtab.c */
+struct strtab *strtab_new(void);
+void strtab_free(struct strtab *t);
+const char *strtab_intern(struct parser *p, const char *s, size_t len);
+size_t str_hash(const char *s, size_t len);
 
 void p_next(struct parser *p);
 const struct token *p_peek(struct parser *p);

@@ -43,20 +43,11 @@ void reg_names_clear(struct reg_names *r)
 	r->any_range = false;
 }
 
-static size_t hash(const char *s, size_t len)
-{
-	size_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 static struct reg_name *find(const struct reg_names *r, const char *s, size_t len)
 {
 	if (!r->cap)
 		return NULL;
-	for (size_t i = hash(s, len) & (r->cap - 1);; i = (i + 1) & (r->cap - 1)) {
+	for (size_t i = str_hash(s, len) & (r->cap - 1);; i = (i + 1) & (r->cap - 1)) {
 		struct reg_name *e = &r->slots[i];
 
 		if (!e->name || (e->len == len && !memcmp(e->name, s, len)))

@@ -123,7 +123,7 @@ int p_expected(struct parser *p, const char *what)
 
 const char *p_tok_str(struct parser *p, const struct token *t)
 {
-	return arena_strndup(p->arena, t->s, t->len);
+	return strtab_intern(p, t->s, t->len);
 }
 
 static int digit_value(char c)

@@ -319,6 +319,34 @@ static void test_param_layout(void **state)
 	ptx_free(m);
 }
 
+/* What nvcc 13 writes for (char, short, bool, __half, float2, double2,
+ * struct {char}, struct __align__(16) {float}, int *, long long, float3). */
+static void test_param_layout_nvcc(void **state)
+{
+	struct ptx_module *m = parse_ok(HEAD ".visible .entry pl(\n"
+		"\t.param .u8 pl_param_0,\n"
+		"\t.param .u16 pl_param_1,\n"
+		"\t.param .u8 pl_param_2,\n"
+		"\t.param .align 2 .b8 pl_param_3[2],\n"
+		"\t.param .align 8 .b8 pl_param_4[8],\n"
+		"\t.param .align 16 .b8 pl_param_5[16],\n"
+		"\t.param .align 1 .b8 pl_param_6[1],\n"
+		"\t.param .align 16 .b8 pl_param_7[16],\n"
+		"\t.param .u64 pl_param_8,\n"
+		"\t.param .u64 pl_param_9,\n"
+		"\t.param .align 4 .b8 pl_param_10[12]\n"
+		")\n{\n\tret;\n}\n");
+	static const uint32_t want[11] = { 0, 2, 4, 6, 8, 16, 32, 48, 64, 72, 80 };
+	uint32_t off[11], size[11], align[11];
+
+	assert_int_equal(ptx_param_layout(&m->funcs[0], off, size, align, 11), 92);
+	for (int i = 0; i < 11; i++)
+		assert_int_equal(off[i], want[i]);
+	assert_int_equal(size[10], 12);
+	assert_int_equal(align[10], 4);
+	ptx_free(m);
+}
+
 static void test_operands(void **state)
 {
 	struct ptx_module *m = parse_ok(HEAD ".entry k()\n{\n"
@@ -718,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_reg_params),
 		cmocka_unit_test(test_param_layout),
+		cmocka_unit_test(test_param_layout_nvcc),
 		cmocka_unit_test(test_operands),
 		cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_body_forms),
