@@ -8,7 +8,9 @@
  * its operands.  The translator gives them meaning, so an instruction it does
  * not know is reported by name there, never silently mis-parsed here.
  *
- * All memory of a module lives in one arena freed by ptx_free().
+ * All memory of a module lives in one arena freed by ptx_free().  Names
+ * (opcodes, modifiers, registers, symbols) are interned: within a module,
+ * equal names are the same pointer.
  */
 #ifndef AG_PTX_H
 #define AG_PTX_H
@@ -86,13 +88,17 @@ struct ptx_operand {
 	enum ptx_operand_kind kind;
 	const char *name;           /* REG, SYM; ADDR base name (NULL = absolute) */
 	int base_is_reg;            /* ADDR: base is a register */
-	int neg;                    /* "!%p" predicate operand, or "-x" */
+	int neg;                    /* "!%p" predicate operand (a '-' before a
+				     * number is folded into .i / .fbits) */
 	const char *component;      /* "%r1.x" style suffix (x,y,z,w) or NULL;
 				     * %tid.x arrives as name "%tid" component "x" */
-	int64_t i;                  /* IMM value; ADDR offset */
+	int64_t i;                  /* IMM value; ADDR offset; SYM offset
+				     * ("mov.u64 %rd1, $str+4") */
 	uint64_t fbits;             /* FIMM raw bits */
 	int fsize;                  /* FIMM: 4 (0f) or 8 (0d / decimal) */
-	const struct ptx_operand *elems;
+	const struct ptx_operand *elems;    /* VEC, LIST; for ADDR the operands
+					     * after the base in the texture
+					     * form "[tex, {%f1, %f2}]" */
 	uint32_t nelems;
 	/* "%r19|%p4": a second destination (shfl.sync, setp with two preds);
 	 * NULL when absent. */
