@@ -143,7 +143,7 @@ static int parse_func(struct parser *p, struct ptx_func *f, const struct ptx_var
 	f->line = p->tok.line;
 	f->is_entry = tok_is_dir(&p->tok, ".entry");
 	/* .reg parameters name registers of the body too. */
-	reg_names_clear(p->regs);
+	nametab_clear(p->regs);
 	p_next(p);
 	if (!f->is_entry && tok_is(&p->tok, '(') && parse_params(p, &f->rets, &f->nrets))
 		return -1;
@@ -270,11 +270,11 @@ int ptx_parse(const char *text, size_t len, struct ptx_module **out, struct ptx_
 	lex_init(&p.lx, text, len);
 	p.arena = arena;
 	p.err = err;
-	p.regs = reg_names_new();
-	p.names = strtab_new();
+	p.regs = nametab_new();
+	p.names = nametab_new();
 	ret = parse_module(&p, m);
-	reg_names_free(p.regs);
-	strtab_free(p.names);
+	nametab_free(p.regs);
+	nametab_free(p.names);
 	free(p.scratch);
 	if (ret) {
 		arena_free(arena);

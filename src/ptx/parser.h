@@ -17,8 +17,7 @@
  * are refused: PTX has no use for them and the stack stays bounded. */
 #define PTX_MAX_DIMS 8
 
-struct reg_names;
-struct strtab;
+struct nametab;
 
 struct parser {
 	struct lexer lx;
@@ -27,8 +26,8 @@ struct parser {
 	bool have_ahead;
 	struct ptx_arena *arena;
 	struct ptx_error *err;
-	struct reg_names *regs;     /* .reg names of the function being parsed */
-	struct strtab *names;       /* every name, once */
+	struct nametab *regs;       /* .reg names of the function being parsed */
+	struct nametab *names;      /* every name, once (p_tok_str) */
 	unsigned char *scratch;     /* the stack lists are built on (list.c) */
 	size_t scratch_len, scratch_cap;
 };
@@ -46,11 +45,20 @@ void *list_last(struct parser *p, const struct list *l, size_t elsize);
 /* The finished list copied to the arena (NULL when empty); l->n counts it. */
 const void *list_done(struct parser *p, struct list *l, size_t elsize);
 
-/* strtab.c */
-struct strtab *strtab_new(void);
-void strtab_free(struct strtab *t);
-const char *strtab_intern(struct parser *p, const char *s, size_t len);
-size_t str_hash(const char *s, size_t len);
+/* nametab.c: names with a value each. */
+struct name {
+	const char *s;              /* NULL: an empty slot */
+	size_t len, hash;
+	uint64_t value;
+};
+
+struct nametab *nametab_new(void);
+void nametab_free(struct nametab *t);
+void nametab_clear(struct nametab *t);
+struct name *nametab_find(const struct nametab *t, const char *s, size_t len);
+/* The entry for s, added with value 0 when missing (*added set): then it
+ * points to s, which the caller must keep alive or replace. */
+struct name *nametab_add(struct nametab *t, const char *s, size_t len, bool *added);
 
 void p_next(struct parser *p);
 const struct token *p_peek(struct parser *p);
@@ -97,10 +105,7 @@ int parse_params(struct parser *p, const struct ptx_var **out, uint32_t *n);
 int parse_operand(struct parser *p, struct ptx_operand *op);
 
 /* regnames.c: which plain names (no '%') are registers in this function. */
-struct reg_names *reg_names_new(void);
-void reg_names_free(struct reg_names *r);
-void reg_names_clear(struct reg_names *r);
-void reg_names_add(struct reg_names *r, const char *name, uint32_t range);
-bool reg_names_has(const struct reg_names *r, const char *s, size_t len);
+void reg_names_add(struct nametab *r, const char *name, uint32_t range);
+bool reg_names_has(const struct nametab *r, const char *s, size_t len);
 
 #endif

@@ -121,9 +121,16 @@ int p_expected(struct parser *p, const char *what)
 	return fail_got(p, what, "");
 }
 
+/* Interned: opcodes, modifiers and register names repeat on every line,
+ * and share one copy. */
 const char *p_tok_str(struct parser *p, const struct token *t)
 {
-	return strtab_intern(p, t->s, t->len);
+	bool added;
+	struct name *e = nametab_add(p->names, t->s, t->len, &added);
+
+	if (added)
+		e->s = arena_strndup(p->arena, t->s, t->len);
+	return e->s;
 }
 
 static int digit_value(char c)
