@@ -228,3 +228,95 @@ RT_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attrib
 	}
 	return cudaSuccess;
 }
+
+/* Stream-ordered allocation, done eagerly: the memory exists before the
+ * stream reaches the allocation, which no correct program can observe;
+ * the free waits for the stream's earlier work. */
+static cudaError_t malloc_async(void **devPtr, size_t size, cudaStream_t stream,
+				int per_thread_default)
+{
+	struct rt_device *d;
+	struct ag_stream *s;
+	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
+
+	if (e != cudaSuccess)
+		return rt_result(d, e);
+	return device_alloc(devPtr, size, AG_MEM_DEVICE);
+}
+
+RT_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+	return malloc_async(devPtr, size, hStream, 0);
+}
+
+RT_API cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
+{
+	return malloc_async(devPtr, size, hStream, 1);
+}
+
+static cudaError_t free_async(void *devPtr, cudaStream_t stream, int per_thread_default)
+{
+	struct rt_device *d;
+	struct ag_stream *s;
+	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
+
+	if (e == cudaSuccess)
+		e = rt_ops()->stream_sync(d->b, s);
+	if (e != cudaSuccess)
+		return rt_result(d, e);
+	return cudaFree(devPtr);
+}
+
+RT_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+	return free_async(devPtr, hStream, 0);
+}
+
+RT_API cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+	return free_async(devPtr, hStream, 1);
+}
+
+/* Placement hints for managed memory: one memory for host and device here,
+ * so a hint only needs a valid range. */
+static cudaError_t managed_hint(const void *p, size_t count)
+{
+	struct rt_range r;
+
+	if (!rt_mem_find(p, &r) || (uintptr_t)p - r.base + count > r.size ||
+	    !rt_mem_is_device(r.kind))
+		return rt_error(cudaErrorInvalidValue);
+	return cudaSuccess;
+}
+
+RT_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
+					struct cudaMemLocation location, unsigned int flags,
+					cudaStream_t stream)
+{
+	return managed_hint(devPtr, count);
+}
+
+RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
+					     struct cudaMemLocation location, unsigned int flags,
+					     cudaStream_t stream)
+{
+	return managed_hint(devPtr, count);
+}
+
+RT_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+				 struct cudaMemLocation location)
+{
+	return managed_hint(devPtr, count);
+}
+
+RT_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+					    unsigned int flags)
+{
+	return managed_hint(devPtr, length);
+}
+
+RT_API cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+						 size_t length, unsigned int flags)
+{
+	return managed_hint(devPtr, length);
+}

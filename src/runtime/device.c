@@ -9,6 +9,7 @@
  */
 #include "rt.h"
 
+#include <cuda_profiler_api.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -418,4 +419,15 @@ RT_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int p
 	if (e == cudaSuccess)
 		*canAccessPeer = 0;
 	return rt_error(e);
+}
+
+/* No profiler is attached; starting and stopping it is harmless. */
+RT_API cudaError_t cudaProfilerStart(void)
+{
+	return cudaSuccess;
+}
+
+RT_API cudaError_t cudaProfilerStop(void)
+{
+	return cudaSuccess;
 }

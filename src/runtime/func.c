@@ -131,3 +131,15 @@ RT_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
 	return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
 								       dynamicSMemSize, 0);
 }
+
+RT_API cudaError_t cudaFuncGetName(const char **name, const void *func)
+{
+	struct rt_kernel *k = rt_kernel_find(func);
+
+	if (!name)
+		return rt_error(cudaErrorInvalidValue);
+	if (!k)
+		return rt_error(cudaErrorInvalidDeviceFunction);
+	*name = rt_kernel_name(k);
+	return cudaSuccess;
+}

@@ -398,3 +398,45 @@ RT_API cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device)
 {
 	return stream_device(hStream, device, 1);
 }
+
+/* Stream capture (CUDA graphs) is not implemented: no stream is ever
+ * capturing, which is what libraries ask before they launch. */
+static cudaError_t capture_status(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+				  int per_thread_default)
+{
+	struct rt_device *d;
+	struct ag_stream *s;
+	cudaError_t e;
+
+	if (!status)
+		return rt_error(cudaErrorInvalidValue);
+	e = rt_stream_get(stream, per_thread_default, &d, &s);
+	if (e == cudaSuccess)
+		*status = cudaStreamCaptureStatusNone;
+	return rt_result(d, e);
+}
+
+RT_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+					 enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+	return capture_status(stream, pCaptureStatus, 0);
+}
+
+RT_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+					      enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+	return capture_status(stream, pCaptureStatus, 1);
+}
+
+/* The thread's capture mode is kept (and swapped) though nothing captures. */
+RT_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+	static __thread enum cudaStreamCaptureMode current = cudaStreamCaptureModeGlobal;
+	enum cudaStreamCaptureMode old = current;
+
+	if (!mode)
+		return rt_error(cudaErrorInvalidValue);
+	current = *mode;
+	*mode = old;
+	return cudaSuccess;
+}
