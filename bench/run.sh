@@ -15,7 +15,7 @@
 # --check   small sizes, one untimed run per side, results compared only
 #           (what the test suite may call; no timing thresholds anywhere)
 # --runs N  processes per side and kernel (3); the median of their medians
-# --reps N  timed repetitions per process after its warm-up (5)
+# --reps N  timed repetitions per process after its warm-up (3)
 #
 # Environment: ANYGPU_BUILD (the build directory, default build/), NVCC, CC,
 # BENCH_TIMEOUT (seconds one process may take, default 900).
@@ -34,7 +34,7 @@ timeout_s=${BENCH_TIMEOUT:-900}
 
 mode=full
 runs=3
-reps=5
+reps=3
 scaling=1
 only=()
 
@@ -120,9 +120,10 @@ run() {
 	if [ "$side" = omp ]; then
 		cmd+=(env OMP_NUM_THREADS="$omp_threads")
 	elif [ -x "$build/bin/anygpu" ]; then
-		cmd+=(env ANYGPU_CACHE_DIR="$cache" "$build/bin/anygpu" run --backend cpu --)
+		cmd+=(env ANYGPU_CACHE_DIR="$cache" ANYGPU_VERBOSE=1
+		      "$build/bin/anygpu" run --backend cpu --)
 	else
-		cmd+=(env ANYGPU_CACHE_DIR="$cache" ANYGPU_BACKEND=cpu
+		cmd+=(env ANYGPU_CACHE_DIR="$cache" ANYGPU_VERBOSE=1 ANYGPU_BACKEND=cpu
 		      LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 	fi
 	t0=$(now_ms)
@@ -132,10 +133,17 @@ run() {
 	return $rc
 }
 
+# The milliseconds the cpu backend says (ANYGPU_VERBOSE) that the last run
+# spent compiling modules.
+compile_ms() {
+	sed -n 's/^anygpu: cpu: compiled module .* in \([0-9]*\) ms$/\1/p' "$out/last.err" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
 # Why the last run failed, in one line.
 failure() {
 	local rc=$1 why
-	why=$(grep -v '^$' "$out/last.err" | head -n 1 || true)
+	why=$(grep -v -e '^$' -e '^anygpu: cpu: compiled module' "$out/last.err" | head -n 1 || true)
 	[ "$rc" = 124 ] && why="timed out after ${timeout_s}s"
 	echo "exit $rc${why:+: $why}"
 }
@@ -153,7 +161,7 @@ calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }
 
 # --- the suite ----------------------------------------------------------
 
-declare -A rtol atol status any_ms omp_ms bytes flops cold_ms any1_ms omp1_ms
+declare -A rtol atol status any_ms omp_ms bytes flops cold_ms compile any1_ms omp1_ms
 kernels=()
 while read -r name r a _; do
 	case $name in ''|'#'*) continue ;; esac
@@ -193,6 +201,7 @@ measure() {
 		if [ "$i" = 0 ]; then
 			run "$side" "$k" "${size[@]}" -r "$reps" -o "$out/res/$k.$side" || rc=$?
 			cold=$wall_ms
+			[ "$side" = cuda ] && compile[$k]=$(compile_ms)
 		else
 			run "$side" "$k" "${size[@]}" -r "$reps" || rc=$?
 			walls+=("$wall_ms")
@@ -230,6 +239,7 @@ if [ "$mode" = check ]; then
 	reps=0
 fi
 triad=
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ "$mode" = full ]; then
 	timeout "$timeout_s" "$out/stream" >"$out/last.out"
 	triad=$(sed -n 's/^STREAM triad_gbs=//p' "$out/last.out")
@@ -274,7 +284,8 @@ pct() {
 
 echo
 echo "anygpu CPU benchmark suite, $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $ncpu cores; triad bandwidth ${triad} GB/s"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $ncpu cores; triad bandwidth ${triad} GB/s;" \
+	"load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "medians of $runs processes x $reps timed repetitions; ratio = OpenMP time / anygpu time (> 1: anygpu faster)"
 [ -n "$anygpu_missing" ] && echo "anygpu numbers pending: $anygpu_missing"
 echo
@@ -318,9 +329,11 @@ if [ -n "$anygpu_missing" ]; then
 fi
 
 echo
-echo "cold compile (first process with an empty ANYGPU_CACHE_DIR, minus a cached one):"
+echo "cold compile: the first process of each kernel, with an empty ANYGPU_CACHE_DIR"
+printf '  %-13s %18s %22s\n' kernel "compile (backend)" "wall: cold - cached"
 for k in "${kernels[@]}"; do
-	[ -n "${cold_ms[$k]:-}" ] && printf '  %-13s %6d ms\n' "$k" "${cold_ms[$k]}"
+	[ -n "${cold_ms[$k]:-}" ] || continue
+	printf '  %-13s %15d ms %19d ms\n' "$k" "${compile[$k]:-0}" "${cold_ms[$k]}"
 done
 
 # Start-up: vecadd at its small size, cached, against the same program
@@ -346,10 +359,11 @@ fi
 if [ "$scaling" = 1 ]; then
 	pin=0
 	omp_threads=1
+	scale_reps=$(( reps < 3 ? reps : 3 ))
 	for k in "${kernels[@]}"; do
 		[ "${status[$k]}" = ok ] || continue
-		run omp "$k" -r "$reps" && omp1_ms[$k]=$(field median_ms)
-		run cuda "$k" -r "$reps" && any1_ms[$k]=$(field median_ms)
+		run omp "$k" -r "$scale_reps" && omp1_ms[$k]=$(field median_ms)
+		run cuda "$k" -r "$scale_reps" && any1_ms[$k]=$(field median_ms)
 	done
 	pin=
 	echo

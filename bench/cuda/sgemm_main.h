@@ -1,5 +1,5 @@
 /*
- * sgemm_main.h - the host side both CUDA SGEMMs share: 1024 x 1024
+ * sgemm_main.h - the host side both CUDA SGEMMs share: 512 x 512
  * row-major inputs, the copies, the warm-up and the timing.  The including
  * file defines SGEMM_NAME and, after this header, run() launching its kernel.
  */
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	int n;
 
 	bench_parse(&a, argc, argv, 1);
-	n = a.small ? 67 : 1024;
+	n = a.small ? 67 : 512;
 	bytes = (size_t)n * n * sizeof(float);
 	ha = (float *)bench_alloc(bytes);
 	hb = (float *)bench_alloc(bytes);

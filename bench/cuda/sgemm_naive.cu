@@ -1,5 +1,5 @@
 /*
- * sgemm_naive.cu - C = A * B for 1024 x 1024 floats, one thread per element
+ * sgemm_naive.cu - C = A * B for 512 x 512 floats, one thread per element
  * of C reading its row of A and column of B from global memory: compute-bound
  * on paper, limited by loads in practice.
  */

@@ -1,5 +1,5 @@
 /*
- * sgemm_tiled.cu - C = A * B for 1024 x 1024 floats with 16 x 16 tiles of
+ * sgemm_tiled.cu - C = A * B for 512 x 512 floats with 16 x 16 tiles of
  * A and B staged in shared memory between __syncthreads(): the classic CUDA
  * matrix multiply.  Edges are padded with zeros in the tiles.
  */

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 	size_t n2;
 
 	bench_parse(&a, argc, argv, 0);
-	x.n = a.small ? 67 : 1024;
+	x.n = a.small ? 67 : 512;
 	n2 = (size_t)x.n * x.n;
 	ha = bench_alloc(n2 * sizeof(float));
 	hb = bench_alloc(n2 * sizeof(float));

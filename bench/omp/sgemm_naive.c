@@ -1,5 +1,5 @@
 /*
- * sgemm_naive.c - C = A * B for 1024 x 1024 floats: the OpenMP reference of
+ * sgemm_naive.c - C = A * B for 512 x 512 floats: the OpenMP reference of
  * cuda/sgemm_naive.cu, the plain triple loop as a C programmer writes it for
  * a CPU (i-k-j order, so the inner loop streams rows and vectorises; each
  * element of C still sums its products in k order).

@@ -1,5 +1,5 @@
 /*
- * sgemm_tiled.c - C = A * B for 1024 x 1024 floats: the OpenMP reference of
+ * sgemm_tiled.c - C = A * B for 512 x 512 floats: the OpenMP reference of
  * cuda/sgemm_tiled.cu, cache-blocked: a block of rows of C per thread, B
  * visited in KB x JB tiles that stay in L2 while every row of the block uses
  * them.  Each element of C still sums its products in k order.
