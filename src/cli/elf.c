@@ -47,6 +47,15 @@ static int check_header(const struct elf_file *f, const char *path, char *err, s
 	return 0;
 }
 
+int elf_from_memory(struct elf_file *f, const void *p, size_t size, const char *name,
+		    char *err, size_t errlen)
+{
+	f->map = p;
+	f->size = size;
+	f->mapped = 0;
+	return check_header(f, name, err, errlen);
+}
+
 int elf_open(struct elf_file *f, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -64,20 +73,20 @@ int elf_open(struct elf_file *f, const char *path, char *err, size_t errlen)
 	close(fd);
 	if (map == MAP_FAILED)
 		return elf_error(err, errlen, "cannot map %s: %s", path, strerror(errno));
-	f->map = map;
-	f->size = st.st_size;
-	if (check_header(f, path, err, errlen) < 0) {
-		elf_close(f);
+	if (elf_from_memory(f, map, st.st_size, path, err, errlen) < 0) {
+		munmap(map, st.st_size);
 		return -1;
 	}
+	f->mapped = 1;
 	return 0;
 }
 
 void elf_close(struct elf_file *f)
 {
-	if (f->map)
+	if (f->mapped)
 		munmap((void *)f->map, f->size);
 	f->map = NULL;
+	f->mapped = 0;
 }
 
 /* Section header i; 0 when i is out of range (checked by check_header). */

@@ -9,13 +9,20 @@
 #include <stdint.h>
 
 struct elf_file {
-	const uint8_t *map;     /* the whole file, mapped read-only */
+	const uint8_t *map;     /* the whole file */
 	size_t size;
+	int mapped;             /* map is ours to munmap */
 };
 
 /* Maps path and checks that it is a 64-bit little-endian ELF file.
  * Returns 0, or -1 with err set (not found, not ELF, ...). */
 int elf_open(struct elf_file *f, const char *path, char *err, size_t errlen);
+
+/* The same checks on size bytes at p, which the caller keeps; name is for
+ * the messages. */
+int elf_from_memory(struct elf_file *f, const void *p, size_t size, const char *name,
+		    char *err, size_t errlen);
+
 void elf_close(struct elf_file *f);
 
 /* The bytes of section name, or NULL when the file has none. */

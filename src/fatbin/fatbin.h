@@ -6,8 +6,8 @@
  * from memory whose size is not known in advance (a registered wrapper gives
  * only a pointer), checking every length before use.
  *
- * Facts checked against nvcc 13.0 output (the fixtures in
- * tests/unit/fatbin.cmake are built from it):
+ * Facts checked against nvcc 13.0 output (docs/fatbin.md; the fixtures in
+ * tests/unit/fatbin.cmake rebuild each case):
  *  - a registered image is exactly ONE container: the containers of the
  *    program's other objects follow it in .nv_fatbin, so walking on from a
  *    wrapper's pointer would mix objects.  A dump of the whole .nv_fatbin
