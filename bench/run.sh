@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 #
 # run.sh - the CPU benchmark suite (docs/PERFORMANCE.md says what and why).
-# Builds anygpu in build/ when needed, builds both sides of every kernel of
+# Builds anygpu in build/ when it is not there (`make bench` rebuilds it
+# first), builds both sides of every kernel of
 # kernels.txt (cuda/NAME.cu with nvcc, omp/NAME.c with cc -O3 -march=native
 # -fopenmp), runs each side, checks that the anygpu result matches the
 # OpenMP one within the kernel's tolerance, and prints the comparison: the
@@ -17,14 +18,15 @@
 # --runs N  processes per side and kernel (3); the median of their medians
 # --reps N  timed repetitions per process after its warm-up (3)
 #
-# Environment: ANYGPU_BUILD (the build directory, default build/), NVCC, CC,
+# Environment: ANYGPU_BUILD (the build directory, default build/), BENCH_OUT
+# (programs, results and the compile cache, default bench/out/), NVCC, CC,
 # BENCH_TIMEOUT (seconds one process may take, default 900).
 # Exit status: 0 when every kernel ran and matched, 1 otherwise.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bench=$root/bench
-out=$bench/out
+out=${BENCH_OUT:-$bench/out}
 build=${ANYGPU_BUILD:-$root/build}
 cache=$out/kcache
 ncpu=$(nproc)
@@ -86,10 +88,12 @@ build_tool() {
 	"$cc" -O3 -march=native -fopenmp -Wall -Wextra -o "$exe" "$src" -lm
 }
 
-# Builds the runtime and the CLI; on failure says why in $anygpu_missing.
+# Builds the runtime and the CLI unless they are there; on failure says why
+# in $anygpu_missing.
 anygpu_missing=
 build_anygpu() {
 	local log=$out/build-anygpu.log
+	[ -e "$build/lib/libcudart.so.13" ] && [ -x "$build/bin/anygpu" ] && return
 	if [ ! -f "$build/CMakeCache.txt" ] &&
 	   ! cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$log" 2>&1; then
 		anygpu_missing="cmake configure failed (see $log)"
