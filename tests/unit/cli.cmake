@@ -48,6 +48,8 @@ cli_test(nvcc_sass_only [=[
   grep -q '^anygpu nvcc: .*arch=compute_80,code=compute_80' $OUT/sass.err
   $AG inspect $OUT/sass | grep -q 'PTX compute_80'
   if $AG inspect $OUT/sass | grep -q 'PTX compute_75'; then exit 1; fi
+  $AG nvcc -arch=compute_75 -code=sm_75 -o $OUT/code $CU
+  $AG inspect $OUT/code | grep -q 'PTX compute_75'
 ]=])
 
 # What the user decided is kept: -cudart static stays (with a warning), and
