@@ -105,20 +105,21 @@ static cudaError_t open_device(struct rt_device *d)
 	struct ag_open_args args = { 0 };
 	cudaError_t e;
 
-	e = ops->open(d->ordinal, &args, &d->b);
+	struct ag_backend *b;
+
+	e = ops->open(d->ordinal, &args, &b);
 	if (e != cudaSuccess) {
-		d->b = NULL;
 		fprintf(stderr, "anygpu: cannot open %s device %d: %s\n", ops->name,
 			d->ordinal, cudaGetErrorString(e));
 		return e;
 	}
-	e = ops->info(d->b, &d->info);
+	e = ops->info(b, &d->info);
 	if (e != cudaSuccess) {
-		ops->close(d->b);
-		d->b = NULL;
+		ops->close(b);
 		return e;
 	}
 	default_limits(d);
+	__atomic_store_n(&d->b, b, __ATOMIC_RELEASE);
 	return cudaSuccess;
 }
 
@@ -133,12 +134,16 @@ cudaError_t rt_device_get(int ordinal, struct rt_device **out)
 	if (ordinal < 0 || ordinal >= ndevices)
 		return cudaErrorInvalidDevice;
 	d = &devices[ordinal];
+	*out = d;
+	/* Open already: no lock on the path every call takes.  (Using a
+	 * device while another thread resets it is undefined in CUDA too.) */
+	if (__atomic_load_n(&d->b, __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&d->sticky, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&d->lock);
 	e = d->b ? cudaSuccess : open_device(d);
 	if (e == cudaSuccess)
 		e = d->sticky;
 	pthread_mutex_unlock(&d->lock);
-	*out = d;
 	return e;
 }
 
@@ -167,7 +172,7 @@ void rt_device_close(struct rt_device *d)
 	rt_events_forget_device(d->ordinal);
 	rt_mem_drop_device(d->ordinal);
 	ops->close(d->b);
-	d->b = NULL;
+	__atomic_store_n(&d->b, NULL, __ATOMIC_RELEASE);
 	d->sticky = cudaSuccess;
 	d->flags = 0;
 	d->generation++;

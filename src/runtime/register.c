@@ -44,7 +44,7 @@ struct rt_kernel {
 	char *name;
 	int warned;
 	struct {
-		unsigned generation;
+		unsigned ready;        /* device generation + 1 when f is valid */
 		struct ag_func *f;
 		const struct ag_func_info *info;
 	} dev[RT_MAX_DEVICES];
@@ -223,19 +223,26 @@ static cudaError_t load_images(struct rt_fatbin *fb, struct rt_device *d, struct
 	return cudaSuccess;
 }
 
-/* Loads fb on d once per device generation; returns the outcome. */
-static cudaError_t ensure_loaded(struct rt_fatbin *fb, struct rt_device *d)
+/* Loads fb on d once per device generation; returns the outcome.  The
+ * caller holds fb->lock. */
+static cudaError_t ensure_loaded_locked(struct rt_fatbin *fb, struct rt_device *d)
 {
 	struct rt_loaded *l = &fb->dev[d->ordinal];
-	cudaError_t e;
 
-	pthread_mutex_lock(&fb->lock);
 	if (!l->loaded || l->generation != d->generation) {
 		l->error = load_images(fb, d, l);
 		l->generation = d->generation;
 		l->loaded = 1;
 	}
-	e = l->error;
+	return l->error;
+}
+
+static cudaError_t ensure_loaded(struct rt_fatbin *fb, struct rt_device *d)
+{
+	cudaError_t e;
+
+	pthread_mutex_lock(&fb->lock);
+	e = ensure_loaded_locked(fb, d);
 	pthread_mutex_unlock(&fb->lock);
 	return e;
 }
@@ -278,23 +285,32 @@ static void explain_no_image(struct rt_kernel *k, struct rt_device *d)
 	free(name);
 }
 
+/* The kernel's function on d: resolved once per device generation under
+ * the fatbin's lock, then read without it. */
 cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_func **f,
 			   const struct ag_func_info **info)
 {
 	const struct ag_backend_ops *ops = rt_ops();
-	struct rt_loaded *l = &k->fb->dev[d->ordinal];
-	cudaError_t e;
+	struct rt_fatbin *fb = k->fb;
+	struct rt_loaded *l = &fb->dev[d->ordinal];
+	int i = d->ordinal;
+	cudaError_t e = cudaSuccess;
 
-	if (k->dev[d->ordinal].f && k->dev[d->ordinal].generation == d->generation)
-		goto found;
-	e = ensure_loaded(k->fb, d);
-	if (e == cudaSuccess) {
-		e = cudaErrorInvalidDeviceFunction;
-		for (int i = 0; i < k->fb->nimages && e != cudaSuccess; i++)
-			if (l->mods[i])
-				e = ops->module_func(d->b, l->mods[i], k->name,
-						     &k->dev[d->ordinal].f,
-						     &k->dev[d->ordinal].info);
+	if (__atomic_load_n(&k->dev[i].ready, __ATOMIC_ACQUIRE) != d->generation + 1) {
+		pthread_mutex_lock(&fb->lock);
+		if (k->dev[i].ready != d->generation + 1) {
+			e = ensure_loaded_locked(fb, d);
+			if (e == cudaSuccess)
+				e = cudaErrorInvalidDeviceFunction;
+			for (int m = 0; m < fb->nimages && e != cudaSuccess; m++)
+				if (l->mods[m])
+					e = ops->module_func(d->b, l->mods[m], k->name,
+							     &k->dev[i].f, &k->dev[i].info);
+			if (e == cudaSuccess)
+				__atomic_store_n(&k->dev[i].ready, d->generation + 1,
+						 __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&fb->lock);
 	}
 	if (e == cudaErrorSymbolNotFound)
 		e = cudaErrorInvalidDeviceFunction;
@@ -302,10 +318,8 @@ cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_f
 		explain_no_image(k, d);
 	if (e != cudaSuccess)
 		return e;
-	k->dev[d->ordinal].generation = d->generation;
-found:
-	*f = k->dev[d->ordinal].f;
-	*info = k->dev[d->ordinal].info;
+	*f = k->dev[i].f;
+	*info = k->dev[i].info;
 	return cudaSuccess;
 }
 
