@@ -407,6 +407,13 @@ static cudaError_t fetch_info(struct ag_backend *b)
 			e = cudaErrorUnknown;
 	}
 	call_end(&c);
+	/* This process's memory is out of the server's reach, whatever the
+	 * server's device can do with its own host's memory. */
+	b->info.integrated = 0;
+	b->info.can_map_host = 0;
+	b->info.managed_memory = 0;
+	b->info.concurrent_managed = 0;
+	b->info.pageable_access = 0;
 	return e;
 }
 
