@@ -75,6 +75,21 @@ RT_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, s
 	return device_alloc(devPtr, p * height, AG_MEM_DEVICE);
 }
 
+RT_API cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+	size_t pitch;
+	cudaError_t e;
+
+	if (!pitchedDevPtr)
+		return rt_error(cudaErrorInvalidValue);
+	e = cudaMallocPitch(&pitchedDevPtr->ptr, &pitch, extent.width,
+			    extent.height * extent.depth);
+	pitchedDevPtr->pitch = pitch;
+	pitchedDevPtr->xsize = extent.width;
+	pitchedDevPtr->ysize = extent.height;
+	return e;
+}
+
 /* cudaFree waits for the device, as CUDA does, and reports its errors. */
 RT_API cudaError_t cudaFree(void *devPtr)
 {

@@ -306,3 +306,90 @@ RT_API cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value,
 {
 	return fill_rows(devPtr, pitch, value, width, height, stream, 1, 1);
 }
+
+/* 3D: depth slices of 2D copies between pitched pointers.  Every slice but
+ * the last is queued; the last one waits when the call is synchronous,
+ * which waits for the others on the same stream.  CUDA arrays do not
+ * exist here. */
+static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t stream, int async,
+			   int per_thread_default)
+{
+	static int said;
+	cudaError_t e = cudaSuccess;
+
+	if (!p)
+		return rt_error(cudaErrorInvalidValue);
+	if (p->srcArray || p->dstArray) {
+		rt_warn_once(&said, "CUDA arrays are not supported yet (cudaMemcpy3D)");
+		return rt_error(cudaErrorNotSupported);
+	}
+	for (size_t z = 0; z < p->extent.depth && e == cudaSuccess; z++) {
+		const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
+		const char *src = (const char *)s->ptr + p->srcPos.x +
+			(p->srcPos.y + (p->srcPos.z + z) * s->ysize) * s->pitch;
+		char *dst = (char *)d->ptr + p->dstPos.x +
+			(p->dstPos.y + (p->dstPos.z + z) * d->ysize) * d->pitch;
+
+		e = copy_rows(dst, d->pitch, src, s->pitch, p->extent.width, p->extent.height,
+			      p->kind, stream, async || z + 1 < p->extent.depth,
+			      per_thread_default);
+	}
+	return e;
+}
+
+RT_API cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
+{
+	return copy_3d(p, NULL, 0, 0);
+}
+
+RT_API cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms *p)
+{
+	return copy_3d(p, NULL, 0, 1);
+}
+
+RT_API cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+	return copy_3d(p, stream, 1, 0);
+}
+
+RT_API cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p,
+					  cudaStream_t stream)
+{
+	return copy_3d(p, stream, 1, 1);
+}
+
+static cudaError_t fill_3d(struct cudaPitchedPtr p, int value, struct cudaExtent extent,
+			   cudaStream_t stream, int async, int per_thread_default)
+{
+	cudaError_t e = cudaSuccess;
+
+	for (size_t z = 0; z < extent.depth && e == cudaSuccess; z++)
+		e = fill_rows((char *)p.ptr + z * p.ysize * p.pitch, p.pitch, value, extent.width,
+			      extent.height, stream, async || z + 1 < extent.depth,
+			      per_thread_default);
+	return e;
+}
+
+RT_API cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value,
+				struct cudaExtent extent)
+{
+	return fill_3d(pitchedDevPtr, value, extent, NULL, 0, 0);
+}
+
+RT_API cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value,
+				     struct cudaExtent extent)
+{
+	return fill_3d(pitchedDevPtr, value, extent, NULL, 0, 1);
+}
+
+RT_API cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
+				     struct cudaExtent extent, cudaStream_t stream)
+{
+	return fill_3d(pitchedDevPtr, value, extent, stream, 1, 0);
+}
+
+RT_API cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value,
+					  struct cudaExtent extent, cudaStream_t stream)
+{
+	return fill_3d(pitchedDevPtr, value, extent, stream, 1, 1);
+}

@@ -189,8 +189,12 @@ static cudaError_t resolve_var(struct rt_var *v, struct rt_device *d, struct rt_
 	r.dev = d->ordinal;
 	if (size)
 		rt_mem_add(&r);
-	if (v->managed)
+	if (v->managed) {
 		*v->managed = ops->host_ptr(d->b, addr);
+		if (!*v->managed)
+			fprintf(stderr, "anygpu: __managed__ variable %s has no host address on "
+				"the %s backend\n", v->name, ops->name);
+	}
 	return cudaSuccess;
 }
 

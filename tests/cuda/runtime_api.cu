@@ -4,7 +4,8 @@
  * cudaPointerGetAttributes follow the runtime's table of allocations;
  * kernels are launched through cudaLaunchKernel with a host stub and with a
  * cudaKernel_t; function attributes and occupancy answer sensibly; stream
- * callbacks run in order; host registration is tracked.
+ * callbacks run in order; host registration is tracked; 3D pitched
+ * allocations, fills and copies land where they should.
  */
 #include "check.h"
 #include <cstring>
@@ -104,6 +105,48 @@ static void memory_table()
 	CK(cudaFreeHost(pinned));
 }
 
+static void memory_3d()
+{
+	enum { W = 10, H = 6, D = 4 };
+	static unsigned char host[D][H][W], back[D][H][W];
+	cudaExtent ext = make_cudaExtent(W, H, D);
+	cudaPitchedPtr dev;
+	cudaMemcpy3DParms p = {};
+
+	CK(cudaMalloc3D(&dev, ext));
+	check(dev.pitch >= W && dev.ysize == H, "cudaMalloc3D: pitch %zu ysize %zu", dev.pitch,
+	      dev.ysize);
+	CK(cudaMemset3D(dev, 0x5a, ext));
+	for (int z = 0; z < D; z++)
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++)
+				host[z][y][x] = (unsigned char)(z * 50 + y * 8 + x);
+	/* Copy the inner 8x4x2 box of host to position (1,1,1) on the device. */
+	p.srcPtr = make_cudaPitchedPtr(host, W, W, H);
+	p.srcPos = make_cudaPos(1, 1, 1);
+	p.dstPtr = dev;
+	p.dstPos = make_cudaPos(1, 1, 1);
+	p.extent = make_cudaExtent(W - 2, H - 2, D - 2);
+	p.kind = cudaMemcpyHostToDevice;
+	CK(cudaMemcpy3D(&p));
+	memset(&p, 0, sizeof(p));
+	p.srcPtr = dev;
+	p.dstPtr = make_cudaPitchedPtr(back, W, W, H);
+	p.extent = ext;
+	p.kind = cudaMemcpyDeviceToHost;
+	CK(cudaMemcpy3D(&p));
+	int bad = 0;
+	for (int z = 0; z < D; z++)
+		for (int y = 0; y < H; y++)
+			for (int x = 0; x < W; x++) {
+				bool inner = x >= 1 && x < W - 1 && y >= 1 && y < H - 1 &&
+					     z >= 1 && z < D - 1;
+				bad += back[z][y][x] != (inner ? host[z][y][x] : 0x5a);
+			}
+	check(bad == 0, "3D copy: %d bytes wrong", bad);
+	CK(cudaFree(dev.ptr));
+}
+
 static void launches()
 {
 	const int n = 300;
@@ -196,6 +239,7 @@ int main()
 	cudaGetLastError();
 	handles();
 	memory_table();
+	memory_3d();
 	launches();
 	callbacks();
 	return verdict("runtime_api");
