@@ -3,8 +3,10 @@
  * its streams, events, commands, modules and memory table.
  *
  * One mutex per instance (b->lock) guards every queue, counter and list
- * here, and one condition variable (b->cv) is broadcast whenever anything
- * makes progress: work queued, a command finished, a thread left.
+ * here.  b->cv is broadcast whenever something completes (a command, a
+ * thread's exit); each stream's own s->wake is signalled when work is
+ * queued on it or it must stop, so idle stream threads sleep through other
+ * streams' traffic.
  */
 #ifndef AG_CPU_CPU_H
 #define AG_CPU_CPU_H
@@ -108,6 +110,7 @@ struct ag_stream {
 	int destroyed;                  /* handle gone; freed when refs reach 0 */
 	int refs;                       /* handle, thread, dependencies on it */
 	int has_thread;
+	pthread_cond_t wake;            /* work queued, destroyed, or closing */
 	uint64_t enq, done;             /* commands queued and finished, ever */
 	struct ag_cmd *head, *tail;
 	cudaError_t err;                /* first error not yet reported */

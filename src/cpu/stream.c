@@ -63,12 +63,18 @@ static void unlink_event(struct ag_backend *b, struct ag_event *e)
 		}
 }
 
+static void free_stream(struct ag_stream *s)
+{
+	pthread_cond_destroy(&s->wake);
+	free(s);
+}
+
 static void stream_put(struct ag_stream *s)
 {
 	if (s->legacy || --s->refs > 0)
 		return;
 	unlink_stream(s->b, s);
-	free(s);
+	free_stream(s);
 }
 
 static void event_put(struct ag_event *e)
@@ -195,7 +201,11 @@ static void *stream_main(void *arg)
 		struct ag_cmd *c = s->head;
 		if (!c && (s->destroyed || b->closing))
 			break;
-		if (!c || !deps_done(c)) {
+		if (!c) {
+			pthread_cond_wait(&s->wake, &b->lock);
+			continue;
+		}
+		if (!deps_done(c)) {
 			pthread_cond_wait(&b->cv, &b->lock);
 			continue;
 		}
@@ -274,7 +284,7 @@ static cudaError_t enqueue(struct ag_backend *b, struct ag_stream **sp, struct a
 	s->tail = c;
 	*n = ++s->enq;
 	*sp = s;
-	pthread_cond_broadcast(&b->cv);
+	pthread_cond_signal(&s->wake);
 	return cudaSuccess;
 }
 
@@ -320,6 +330,7 @@ void ag_cpu_streams_init(struct ag_backend *b)
 	b->legacy.b = b;
 	b->legacy.legacy = 1;
 	b->legacy.refs = 1;
+	pthread_cond_init(&b->legacy.wake, NULL);
 }
 
 void ag_cpu_streams_close(struct ag_backend *b)
@@ -327,13 +338,16 @@ void ag_cpu_streams_close(struct ag_backend *b)
 	pthread_mutex_lock(&b->lock);
 	ag_cpu_wait_idle(b);
 	b->closing = 1;
-	pthread_cond_broadcast(&b->cv);
+	pthread_cond_signal(&b->legacy.wake);
+	for (struct ag_stream *s = b->streams; s; s = s->next)
+		pthread_cond_signal(&s->wake);
 	while (b->nthreads)
 		pthread_cond_wait(&b->cv, &b->lock);
+	pthread_cond_destroy(&b->legacy.wake);
 	while (b->streams) {
 		struct ag_stream *s = b->streams;
 		b->streams = s->next;
-		free(s);
+		free_stream(s);
 	}
 	while (b->events) {
 		struct ag_event *e = b->events;
@@ -369,6 +383,7 @@ cudaError_t ag_cpu_stream_create(struct ag_backend *b, unsigned flags, int prior
 	s->b = b;
 	s->flags = flags;
 	s->refs = 1;
+	pthread_cond_init(&s->wake, NULL);
 	pthread_mutex_lock(&b->lock);
 	s->next = b->streams;
 	b->streams = s;
@@ -383,7 +398,7 @@ cudaError_t ag_cpu_stream_destroy(struct ag_backend *b, struct ag_stream *s)
 	struct ag_stream *t = s ? find_stream(b, s) : NULL;
 	if (t) {
 		t->destroyed = 1;
-		pthread_cond_broadcast(&b->cv);
+		pthread_cond_signal(&t->wake);
 		stream_put(t);
 	}
 	pthread_mutex_unlock(&b->lock);
