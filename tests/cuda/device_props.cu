@@ -40,7 +40,6 @@ int main()
 	check(p.major >= 7, "compute capability %d.%d below the sm_75 the tests are built for",
 	      p.major, p.minor);
 	check(p.totalGlobalMem > 0, "totalGlobalMem 0");
-	check(p.managedMemory == 1, "managedMemory %d", p.managedMemory);
 
 	expect_attr(cudaDevAttrWarpSize, p.warpSize, "warp size");
 	expect_attr(cudaDevAttrMaxThreadsPerBlock, p.maxThreadsPerBlock, "max threads per block");
@@ -49,6 +48,8 @@ int main()
 	expect_attr(cudaDevAttrComputeCapabilityMinor, p.minor, "cc minor");
 	expect_attr(cudaDevAttrMaxGridDimY, p.maxGridSize[1], "max grid y");
 	expect_attr(cudaDevAttrMaxSharedMemoryPerBlock, (int)p.sharedMemPerBlock, "shared per block");
+	expect_attr(cudaDevAttrManagedMemory, p.managedMemory, "managed memory");
+	expect_attr(cudaDevAttrCanMapHostMemory, p.canMapHostMemory, "can map host memory");
 
 	size_t free_mem = 0, total = 0;
 	CK(cudaMemGetInfo(&free_mem, &total));

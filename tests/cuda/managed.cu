@@ -1,7 +1,9 @@
 /*
  * managed: memory from cudaMallocManaged and a __managed__ variable, used
  * by the host and by kernels in turn with a synchronisation in between;
- * cudaPointerGetAttributes reports them as managed.
+ * cudaPointerGetAttributes reports them as managed.  A device whose
+ * properties say it has no managed memory must refuse cudaMallocManaged
+ * with cudaErrorNotSupported (and the rest is not run).
  */
 #include "check.h"
 
@@ -19,7 +21,13 @@ __global__ void square_and_sum(int *a, int n)
 int main()
 {
 	const int n = 5000;
-	int *a;
+	int *a, managed = -1;
+	CK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, 0));
+	if (!managed) {
+		CK_EXPECT(cudaMallocManaged(&a, n * sizeof(int)), cudaErrorNotSupported);
+		printf("device without managed memory: checked that it is refused\n");
+		return verdict("managed");
+	}
 	CK(cudaMallocManaged(&a, n * sizeof(int)));
 	int want_total = 0;
 	for (int i = 0; i < n; i++) {

@@ -37,9 +37,10 @@ __global__ void add_one(int *x)
 struct log {
 	int seen[8];
 	int count;
-	int *value;
+	const int *value;
 };
 
+/* Reads the pinned copy the stream made just before it. */
 static void CUDART_CB record(void *p)
 {
 	struct log *l = (struct log *)p;
@@ -93,19 +94,24 @@ static void test_host_funcs(void)
 {
 	cudaStream_t s;
 	struct log log = { { 0 }, 0, NULL };
+	int *dev, *pinned, start = 10;
 	CK(cudaStreamCreate(&s));
-	CK(cudaMallocManaged(&log.value, sizeof(int)));
-	*log.value = 10;
+	CK(cudaMalloc(&dev, sizeof(int)));
+	CK(cudaMallocHost(&pinned, sizeof(int)));
+	CK(cudaMemcpy(dev, &start, sizeof(int), cudaMemcpyHostToDevice));
+	log.value = pinned;
 	for (int k = 0; k < 3; k++) {
-		add_one<<<1, 1, 0, s>>>(log.value);
+		add_one<<<1, 1, 0, s>>>(dev);
 		CK(cudaGetLastError());
+		CK(cudaMemcpyAsync(pinned, dev, sizeof(int), cudaMemcpyDeviceToHost, s));
 		CK(cudaLaunchHostFunc(s, record, &log));
 	}
 	CK(cudaStreamSynchronize(s));
 	check(log.count == 3, "host functions ran %d times, want 3", log.count);
 	for (int k = 0; k < 3 && k < log.count; k++)
 		check(log.seen[k] == 11 + k, "host function %d saw %d, want %d", k, log.seen[k], 11 + k);
-	CK(cudaFree(log.value));
+	CK(cudaFree(dev));
+	CK(cudaFreeHost(pinned));
 	CK(cudaStreamDestroy(s));
 }
 
