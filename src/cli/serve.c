@@ -3,7 +3,6 @@
  * daemon of src/server.
  */
 #include "cli/cli.h"
-#include "protocol/conn.h"
 #include "server/server.h"
 
 #include <getopt.h>
@@ -14,9 +13,15 @@
 static const char usage[] =
 	"usage: anygpu serve [--listen HOST:PORT] [--unix PATH] [--backend cpu|cuda]\n"
 	"                    [--device N] [--state-dir DIR] [--config FILE]\n"
+	"                    [--tls on|off|auto] [--cert PEM] [--key PEM]\n"
 	"Serves this machine's device to remote clients (ANYGPU_SERVER=HOST:PORT).\n"
-	"Without --listen or --unix it listens on 127.0.0.1:7355.  Options given on\n"
-	"the command line override the [serve] section of --config.\n";
+	"Without --listen or --unix it listens on 127.0.0.1:7355.  TLS is on for a\n"
+	"TCP address that is not loopback unless --tls off; without --cert a\n"
+	"self-signed pair is made in the state directory and its fingerprint logged\n"
+	"(clients pin it with ANYGPU_TLS_FINGERPRINT, or trust a CA with\n"
+	"ANYGPU_TLS_CA).  Tokens (`anygpu token create`) are required once one\n"
+	"exists.  Options given on the command line override the [serve] section\n"
+	"of --config.\n";
 
 static int serve_run(int argc, char **argv)
 {
@@ -27,6 +32,9 @@ static int serve_run(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "tls", required_argument, NULL, 't' },
+		{ "cert", required_argument, NULL, 'C' },
+		{ "key", required_argument, NULL, 'K' },
 		{ 0 },
 	};
 	struct ag_serve_cfg cfg = { .backend = "cpu" }, cli = { .device = -1 };
@@ -41,6 +49,9 @@ static int serve_run(int argc, char **argv)
 		case 'b': cli.backend = optarg; break;
 		case 'd': cli.device = atoi(optarg); break;
 		case 's': cli.state_dir = optarg; break;
+		case 't': cli.tls = optarg; break;
+		case 'C': cli.cert = optarg; break;
+		case 'K': cli.key = optarg; break;
 		case 'c':
 			if (ag_serve_config_load(optarg, &cfg, err, sizeof(err)))
 				return cli_error("serve", "%s", err);
@@ -64,6 +75,12 @@ static int serve_run(int argc, char **argv)
 		cfg.device = cli.device;
 	if (cli.state_dir)
 		cfg.state_dir = cli.state_dir;
+	if (cli.tls)
+		cfg.tls = cli.tls;
+	if (cli.cert)
+		cfg.cert = cli.cert;
+	if (cli.key)
+		cfg.key = cli.key;
 	if (!cfg.listen && !cfg.unix_path)
 		cfg.listen = "127.0.0.1:7355";
 	if (!cfg.state_dir) {
@@ -71,9 +88,6 @@ static int serve_run(int argc, char **argv)
 			return cli_error("serve", "%s", err);
 		cfg.state_dir = state;
 	}
-	if (cfg.listen && !ag_net_is_local(cfg.listen))
-		fprintf(stderr, "anygpu serve: warning: TLS is not implemented yet: traffic on "
-			"%s travels unencrypted\n", cfg.listen);
 	return ag_serve(&cfg);
 }
 

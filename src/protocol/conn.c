@@ -2,6 +2,7 @@
  * conn.c - framed sends and receives, and socket set-up, for both ends.
  */
 #include "protocol/conn.h"
+#include "protocol/tls.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -20,15 +21,19 @@
 void ag_conn_init(struct ag_conn *c, int fd)
 {
 	c->fd = fd;
+	c->ssl = NULL;
 	pthread_mutex_init(&c->send_lock, NULL);
+	pthread_mutex_init(&c->ssl_lock, NULL);
 }
 
 void ag_conn_close(struct ag_conn *c)
 {
+	ag_tls_free(c);
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
 	pthread_mutex_destroy(&c->send_lock);
+	pthread_mutex_destroy(&c->ssl_lock);
 }
 
 static int send_all(int fd, struct iovec *iov, int n)
@@ -74,7 +79,7 @@ int ag_conn_send(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
 	}
 	ag_hdr_encode(&h, hdr);
 	pthread_mutex_lock(&c->send_lock);
-	rc = send_all(c->fd, iov, 3);
+	rc = c->ssl ? ag_tls_send(c, iov, 3) : send_all(c->fd, iov, 3);
 	pthread_mutex_unlock(&c->send_lock);
 	if (rc)
 		snprintf(err, errlen, "send failed: %s", errno ? strerror(errno) : "peer closed");
@@ -83,12 +88,13 @@ int ag_conn_send(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
 
 /* 0 when n bytes were read, 1 on end of file before the first byte, -1 on
  * an error or an end of file in the middle. */
-static int recv_all(int fd, void *p, size_t n)
+static int recv_all(struct ag_conn *c, void *p, size_t n)
 {
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r = read(fd, (char *)p + got, n - got);
+		ssize_t r = c->ssl ? ag_tls_read(c, (char *)p + got, n - got)
+				   : read(c->fd, (char *)p + got, n - got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -111,7 +117,7 @@ int ag_conn_recv(struct ag_conn *c, struct ag_frame_hdr *h, uint8_t **payload,
 	int rc;
 
 	*payload = NULL;
-	rc = recv_all(c->fd, hdr, sizeof(hdr));
+	rc = recv_all(c, hdr, sizeof(hdr));
 	if (rc == 1)
 		return 1;
 	if (rc < 0) {
@@ -123,7 +129,7 @@ int ag_conn_recv(struct ag_conn *c, struct ag_frame_hdr *h, uint8_t **payload,
 	if (!h->len)
 		return 0;
 	*payload = xmalloc(h->len);
-	if (recv_all(c->fd, *payload, h->len)) {
+	if (recv_all(c, *payload, h->len)) {
 		snprintf(err, errlen, "connection lost inside a %s frame", ag_op_name(h->op));
 		free(*payload);
 		*payload = NULL;
@@ -262,6 +268,13 @@ int ag_net_listen(const char *addr, char *err, size_t errlen)
 	if (strncmp(addr, "unix:", 5) == 0)
 		return open_unix(addr + 5, 1, err, errlen);
 	return open_tcp(addr, 1, err, errlen);
+}
+
+int ag_net_host(const char *addr, char *host, size_t hostlen)
+{
+	char port[32];
+
+	return split_host_port(addr, host, hostlen, port, sizeof(port));
 }
 
 int ag_net_is_local(const char *addr)

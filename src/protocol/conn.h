@@ -15,9 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+typedef struct ssl_st SSL;
+typedef struct ssl_ctx_st SSL_CTX;
+
 struct ag_conn {
 	int fd;
 	pthread_mutex_t send_lock;
+	SSL *ssl;                   /* NULL: plain socket */
+	pthread_mutex_t ssl_lock;   /* one thread at a time inside OpenSSL */
 };
 
 void ag_conn_init(struct ag_conn *c, int fd);
@@ -36,10 +41,28 @@ int ag_conn_send(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
 int ag_conn_recv(struct ag_conn *c, struct ag_frame_hdr *h, uint8_t **payload,
 		 char *err, size_t errlen);
 
+/* TLS (tls.c).  The server's context uses cert and key, or a self-signed
+ * pair it generates into state_dir on first use; fingerprint receives the
+ * certificate's SHA-256 as 64 hex digits for clients to pin.  NULL with err
+ * set on failure. */
+SSL_CTX *ag_tls_server_ctx(const char *state_dir, const char *cert, const char *key,
+			   char fingerprint[65], char *err, size_t errlen);
+/* A client checks the server against a CA file, or, when fingerprint is
+ * set, against that pinned certificate alone. */
+SSL_CTX *ag_tls_client_ctx(const char *ca_file, char *err, size_t errlen);
+void ag_tls_ctx_free(SSL_CTX *ctx);
+/* Handshakes on c's socket; from then on c's frames are encrypted.
+ * 0, or -1 with err set. */
+int ag_conn_tls_accept(struct ag_conn *c, SSL_CTX *ctx, char *err, size_t errlen);
+int ag_conn_tls_connect(struct ag_conn *c, SSL_CTX *ctx, const char *host,
+			const char *fingerprint, char *err, size_t errlen);
+
 /* addr is "host:port", "[v6]:port" or "unix:PATH".  Return a socket, or -1
  * with err set. */
 int ag_net_connect(const char *addr, char *err, size_t errlen);
 int ag_net_listen(const char *addr, char *err, size_t errlen);
+/* The host part of "host:port" / "[v6]:port"; 0, or -1 when malformed. */
+int ag_net_host(const char *addr, char *host, size_t hostlen);
 /* 1 when addr names a loopback interface or a Unix socket. */
 int ag_net_is_local(const char *addr);
 

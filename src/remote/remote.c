@@ -419,12 +419,43 @@ static cudaError_t fetch_info(struct ag_backend *b)
 
 static void remote_close(struct ag_backend *b);
 
+/* Connects to b->server: "tls:host:port" or, with ANYGPU_TLS_FINGERPRINT
+ * or ANYGPU_TLS_CA set, any TCP address goes through TLS. */
+static int dial(struct ag_backend *b, char *err, size_t errlen)
+{
+	const char *addr = b->server, *fp = getenv("ANYGPU_TLS_FINGERPRINT");
+	const char *ca = getenv("ANYGPU_TLS_CA");
+	int tls = strncmp(addr, "tls:", 4) == 0;
+	char host[256];
+	SSL_CTX *ctx;
+	int rc;
+
+	if (tls)
+		addr += 4;
+	else if (strncmp(addr, "unix:", 5) != 0)
+		tls = (fp && *fp) || (ca && *ca);
+	ag_conn_init(&b->conn, ag_net_connect(addr, err, errlen));
+	if (b->conn.fd < 0)
+		return -1;
+	if (!tls)
+		return 0;
+	if (ag_net_host(addr, host, sizeof(host))) {
+		snprintf(err, errlen, "TLS needs a host:port address");
+		return -1;
+	}
+	ctx = ag_tls_client_ctx(ca && *ca ? ca : NULL, err, errlen);
+	if (!ctx)
+		return -1;
+	rc = ag_conn_tls_connect(&b->conn, ctx, host, fp && *fp ? fp : NULL, err, errlen);
+	ag_tls_ctx_free(ctx);
+	return rc;
+}
+
 static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 			       struct ag_backend **out)
 {
 	struct ag_backend *b;
 	char err[256];
-	int fd;
 	cudaError_t e;
 
 	*out = NULL;
@@ -438,10 +469,8 @@ static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 	}
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
-	fd = ag_net_connect(b->server, err, sizeof(err));
-	ag_conn_init(&b->conn, fd);
-	if (fd < 0) {
-		fprintf(stderr, "anygpu: remote device %d: %s\n", ordinal, err);
+	if (dial(b, err, sizeof(err))) {
+		fprintf(stderr, "anygpu: remote device %d: %s: %s\n", ordinal, b->server, err);
 		remote_close(b);
 		return cudaErrorDevicesUnavailable;
 	}

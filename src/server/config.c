@@ -37,6 +37,12 @@ static int on_setting(void *user, const char *section, const char *name, const c
 		cfg->backend = xstrdup(value);
 	} else if (strcmp(name, "state_dir") == 0) {
 		cfg->state_dir = xstrdup(value);
+	} else if (strcmp(name, "tls") == 0) {
+		cfg->tls = xstrdup(value);
+	} else if (strcmp(name, "cert") == 0) {
+		cfg->cert = xstrdup(value);
+	} else if (strcmp(name, "key") == 0) {
+		cfg->key = xstrdup(value);
 	} else if (strcmp(name, "device") == 0) {
 		cfg->device = (int)strtol(value, &end, 10);
 		if (*end || !*value || cfg->device < 0) {

@@ -34,7 +34,9 @@ struct worker {
 struct daemon {
 	const struct ag_serve_cfg *cfg;
 	const struct ag_backend_ops *ops;
+	SSL_CTX *tls;               /* for the TCP listener, when TLS is on */
 	int lfd[2];
+	int lfd_tls[2];             /* 1: sessions on this listener use TLS */
 	int nlfd;
 	struct worker *w;
 	size_t nw, wcap;
@@ -106,9 +108,11 @@ static void peer_name(int fd, char *out, size_t len)
 }
 
 /* In the child: serve the session and exit, reporting the reason. */
-static void __attribute__((noreturn)) run_worker(struct daemon *d, int fd, int reason_fd)
+static void __attribute__((noreturn)) run_worker(struct daemon *d, int fd, int reason_fd,
+						      int tls)
 {
-	struct ag_session_args a = { .ops = d->ops, .ordinal = d->cfg->device };
+	struct ag_session_args a = { .ops = d->ops, .ordinal = d->cfg->device,
+				     .tls = tls ? d->tls : NULL };
 	struct ag_tokens *tk = NULL;
 	char reason[512], err[256];
 	int rc;
@@ -137,7 +141,7 @@ static void __attribute__((noreturn)) run_worker(struct daemon *d, int fd, int r
 	_exit(rc ? 1 : (w < 0));
 }
 
-static void accept_one(struct daemon *d, int lfd)
+static void accept_one(struct daemon *d, int lfd, int tls)
 {
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), p[2];
 	char peer[160];
@@ -154,7 +158,7 @@ static void accept_one(struct daemon *d, int lfd)
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		run_worker(d, fd, p[1]);
+		run_worker(d, fd, p[1], tls);
 	}
 	close(fd);
 	close(p[1]);
@@ -223,6 +227,30 @@ static void stop_workers(struct daemon *d)
 	}
 }
 
+/* TLS for the TCP listener: "on", "off", or by default on unless the
+ * address is loopback. */
+static int setup_tls(struct daemon *d)
+{
+	const char *mode = d->cfg->tls ? d->cfg->tls : "auto";
+	char fp[65], err[300];
+
+	if (!d->cfg->listen || strcmp(mode, "off") == 0 ||
+	    (strcmp(mode, "auto") == 0 && ag_net_is_local(d->cfg->listen)))
+		return 0;
+	if (strcmp(mode, "on") != 0 && strcmp(mode, "auto") != 0) {
+		logf_("tls = %s: want on, off or auto", mode);
+		return -1;
+	}
+	d->tls = ag_tls_server_ctx(d->cfg->state_dir, d->cfg->cert, d->cfg->key, fp,
+				   err, sizeof(err));
+	if (!d->tls) {
+		logf_("TLS: %s", err);
+		return -1;
+	}
+	logf_("TLS certificate SHA-256 fingerprint %s (clients: ANYGPU_TLS_FINGERPRINT)", fp);
+	return 0;
+}
+
 static int open_listeners(struct daemon *d)
 {
 	const char *addrs[2] = { d->cfg->listen, NULL };
@@ -240,9 +268,10 @@ static int open_listeners(struct daemon *d)
 			logf_("%s", err);
 			return -1;
 		}
+		d->lfd_tls[d->nlfd] = i == 0 && d->tls;
 		d->nlfd++;
-		logf_("listening on %s (backend %s, device %d)", addrs[i], d->ops->name,
-		      d->cfg->device);
+		logf_("listening on %s (backend %s, device %d%s)", addrs[i], d->ops->name,
+		      d->cfg->device, i == 0 && d->tls ? ", TLS" : "");
 	}
 	if (!d->nlfd) {
 		logf_("nothing to listen on: give --listen or --unix");
@@ -275,7 +304,7 @@ static void serve_loop(struct daemon *d)
 		}
 		for (int i = 0; i < d->nlfd && !got_term; i++)
 			if (pf[i].revents & POLLIN)
-				accept_one(d, pf[i].fd);
+				accept_one(d, pf[i].fd, d->lfd_tls[i]);
 	}
 }
 
@@ -299,7 +328,7 @@ int ag_serve(const struct ag_serve_cfg *cfg)
 		logf_("cannot set up signals: %s", strerror(errno));
 		return 1;
 	}
-	if (open_listeners(&d) == 0) {
+	if (setup_tls(&d) == 0 && open_listeners(&d) == 0) {
 		serve_loop(&d);
 		rc = 0;
 	}
@@ -309,6 +338,7 @@ int ag_serve(const struct ag_serve_cfg *cfg)
 		unlink(cfg->unix_path);
 	stop_workers(&d);
 	free(d.w);
+	ag_tls_ctx_free(d.tls);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);
 	logf_("stopped");

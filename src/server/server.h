@@ -16,8 +16,11 @@
 typedef int (*ag_auth_fn)(void *ctx, const char *token, uint64_t *mem_limit,
 			  char *why, size_t whylen);
 
+struct ssl_ctx_st;
+
 struct ag_session_args {
 	const struct ag_backend_ops *ops;
+	struct ssl_ctx_st *tls;     /* non-NULL: handshake before HELLO */
 	int ordinal;                /* device of the local backend */
 	ag_auth_fn auth;            /* NULL: any token is accepted */
 	void *auth_ctx;
@@ -34,14 +37,17 @@ struct ag_serve_cfg {
 	const char *unix_path;      /* NULL: no Unix socket */
 	const char *backend;        /* "cpu", "cuda" */
 	int device;
-	const char *state_dir;      /* tokens.db lives here; NULL: no auth */
+	const char *state_dir;      /* tokens.db (and the TLS pair) live here */
+	const char *tls;            /* "on", "off", NULL or "auto": on unless
+				     * the TCP address is loopback */
+	const char *cert, *key;     /* PEM files; NULL: self-signed in state_dir */
 };
 
 /* Runs the daemon until SIGTERM or SIGINT; returns the exit status. */
 int ag_serve(const struct ag_serve_cfg *cfg);
 
 /* Settings from an INI file ([serve] listen, unix, backend, device,
- * state_dir); strings are strdup'd into cfg and stay for the process's life.
+ * state_dir, tls, cert, key); strings are strdup'd into cfg and stay for the process's life.
  * 0, or -1 with err set. */
 int ag_serve_config_load(const char *path, struct ag_serve_cfg *cfg, char *err, size_t errlen);
 

@@ -846,7 +846,9 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.cond, NULL);
 	ag_tables_init(&s.t);
-	if (greet(&s, a, &oa.mem_limit) == 0) {
+	if (a->tls && ag_conn_tls_accept(&s.conn, a->tls, s.reason, sizeof(s.reason))) {
+		s.fault = 1;
+	} else if (greet(&s, a, &oa.mem_limit) == 0) {
 		s.t.limit = oa.mem_limit;
 		e = a->ops->open(a->ordinal, &oa, &s.b);
 		if (e == cudaSuccess) {

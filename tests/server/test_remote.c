@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "server/server.h"
 #include "server/tokens.h"
+#include "protocol/conn.h"
 #include "harness.h"
 
 #include <setjmp.h>
@@ -245,6 +246,55 @@ static void test_tcp_and_two_devices(void **state)
 	free(dst);
 }
 
+/* TLS on TCP: a pinned fingerprint connects and carries data; a wrong one,
+ * or a plain client, does not. */
+static void test_tls(void **state)
+{
+	char tdir[] = "/tmp/ag-test-tls-XXXXXX", tsock[100], taddr[64], env[120];
+	char fp[65], err[300];
+	struct ag_serve_cfg cfg = { .unix_path = tsock, .listen = taddr, .backend = "cpu",
+				    .state_dir = tdir, .tls = "on" };
+	struct ag_backend *b = NULL;
+	const uint64_t n = (5u << 20) + 7;
+	unsigned char *src = malloc(n), *dst = calloc(1, n);
+	SSL_CTX *ctx;
+	ag_dptr d;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(tdir));
+	snprintf(tsock, sizeof(tsock), "%s/sock", tdir);
+	snprintf(taddr, sizeof(taddr), "127.0.0.1:%d", test_free_port());
+	pid = test_serve(&cfg, NULL);
+	assert_true(pid > 0);
+	/* The server made its self-signed pair: read its fingerprint. */
+	ctx = ag_tls_server_ctx(tdir, NULL, NULL, fp, err, sizeof(err));
+	assert_non_null(ctx);
+	ag_tls_ctx_free(ctx);
+	setenv("ANYGPU_SERVER", taddr, 1);
+
+	assert_int_equal(ops->open(0, NULL, &b), cudaErrorDevicesUnavailable);
+	setenv("ANYGPU_TLS_FINGERPRINT", "00", 1);
+	assert_int_equal(ops->open(0, NULL, &b), cudaErrorDevicesUnavailable);
+	setenv("ANYGPU_TLS_FINGERPRINT", fp, 1);
+	assert_int_equal(ops->open(0, NULL, &b), cudaSuccess);
+	for (uint64_t i = 0; i < n; i++)
+		src[i] = (unsigned char)(i * 13 + (i >> 9));
+	assert_int_equal(ops->mem_alloc(b, n, AG_MEM_DEVICE, &d), cudaSuccess);
+	assert_int_equal(ops->copy_htod(b, NULL, d, src, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(b, NULL, dst, d, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_memory_equal(src, dst, n);
+	ops->close(b);
+
+	unsetenv("ANYGPU_TLS_FINGERPRINT");
+	assert_int_equal(test_serve_stop(pid), 0);
+	snprintf(env, sizeof(env), "unix:%s", sock);
+	setenv("ANYGPU_SERVER", env, 1);
+	snprintf(err, sizeof(err), "rm -rf %s", tdir);
+	assert_int_equal(system(err), 0);
+	free(src);
+	free(dst);
+}
+
 /* A server with tokens refuses unknown ones, and holds a tenant to its
  * quota, which is also the memory its device reports. */
 static void test_tokens_and_quota(void **state)
@@ -321,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_sessions_isolated),
 		cmocka_unit_test(test_tcp_and_two_devices),
 		cmocka_unit_test(test_tokens_and_quota),
+		cmocka_unit_test(test_tls),
 		cmocka_unit_test(test_server_lost),
 	};
 
