@@ -23,6 +23,21 @@ static const char usage[] =
 	"exists.  Options given on the command line override the [serve] section\n"
 	"of --config.\n";
 
+/* Command-line settings win over the configuration file's. */
+static void override(struct ag_serve_cfg *cfg, const struct ag_serve_cfg *cli)
+{
+	const char **dst[] = { &cfg->listen, &cfg->unix_path, &cfg->backend,
+			       &cfg->state_dir, &cfg->tls, &cfg->cert, &cfg->key };
+	const char *const src[] = { cli->listen, cli->unix_path, cli->backend,
+				    cli->state_dir, cli->tls, cli->cert, cli->key };
+
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++)
+		if (src[i])
+			*dst[i] = src[i];
+	if (cli->device >= 0)
+		cfg->device = cli->device;
+}
+
 static int serve_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -65,22 +80,7 @@ static int serve_run(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	if (cli.listen)
-		cfg.listen = cli.listen;
-	if (cli.unix_path)
-		cfg.unix_path = cli.unix_path;
-	if (cli.backend)
-		cfg.backend = cli.backend;
-	if (cli.device >= 0)
-		cfg.device = cli.device;
-	if (cli.state_dir)
-		cfg.state_dir = cli.state_dir;
-	if (cli.tls)
-		cfg.tls = cli.tls;
-	if (cli.cert)
-		cfg.cert = cli.cert;
-	if (cli.key)
-		cfg.key = cli.key;
+	override(&cfg, &cli);
 	if (!cfg.listen && !cfg.unix_path)
 		cfg.listen = "127.0.0.1:7355";
 	if (!cfg.state_dir) {
