@@ -17,6 +17,8 @@ struct tmpl {
 	enum ptx_type st[4];    /* each source's */
 	uint32_t nsrc;
 	int ftz, sat;           /* flush sources and result; clamp result */
+	int mode;               /* .rz 1, .rm 2, .rp 3; 0 for .rn or none */
+	int half;               /* a half type: only emit_half handles it */
 };
 
 static const char *calc_type(enum ptx_type ty)
@@ -48,6 +50,8 @@ static void expand(struct strbuf *sb, const char *tmpl, const struct tmpl *k,
 		case 'N': sb_addf(sb, "%u", tr_size(k->ty) * 8); break;
 		case 'F': sb_adds(sb, k->ty == PTX_T_F32 ? "f" : ""); break;
 		case 'S': sb_adds(sb, tr_is_signed(k->ty) ? "s" : "u"); break;
+		case 'P': sb_adds(sb, k->ty == PTX_T_F32 ? "f32" : "f64"); break;
+		case 'M': sb_addf(sb, "%d", k->mode); break;
 		default:  sb_adds(sb, src[*p - '1'].buf); break;
 		}
 	}
@@ -62,6 +66,8 @@ static int emit_tmpl(struct tr *t, const struct ptx_insn *in, const struct tmpl 
 	uint32_t i;
 	int rc = -1;
 
+	if (k->half)
+		return tr_unsupported(t, in, "half precision");
 	if (tr_nops(t, in, k->nsrc + 1, k->nsrc + 1))
 		return -1;
 	for (i = 0; i < k->nsrc; i++) {
@@ -85,8 +91,7 @@ out:
 	return rc;
 }
 
-/* One instruction type (not half precision: no arithmetic on it yet), nsrc
- * sources of that type. */
+/* One instruction type, nsrc sources of that type. */
 static int setup(struct tr *t, const struct ptx_insn *in, const char *allowed,
 		 struct tmpl *k, uint32_t nsrc)
 {
@@ -95,15 +100,19 @@ static int setup(struct tr *t, const struct ptx_insn *in, const char *allowed,
 	memset(k, 0, sizeof(*k));
 	if (tr_mods(t, in, allowed, &k->ty, 1, &n))
 		return -1;
-	if (n != 1 || !tr_ctype(k->ty) || k->ty == PTX_T_F16 || k->ty == PTX_T_BF16 ||
-	    k->ty == PTX_T_F16X2 || k->ty == PTX_T_BF16X2)
+	if (n != 1 || !tr_ctype(k->ty))
 		return tr_unsupported(t, in, n != 1 ? "needs one type" : "type");
+	k->half = k->ty == PTX_T_F16 || k->ty == PTX_T_BF16 || k->ty == PTX_T_F16X2 ||
+		k->ty == PTX_T_BF16X2;
 	k->dt = k->ty;
 	k->nsrc = nsrc;
 	for (i = 0; i < nsrc; i++)
 		k->st[i] = k->ty;
 	k->ftz = tr_has(in, ".ftz");
 	k->sat = tr_has(in, ".sat") && tr_is_float(k->ty);
+	k->mode = tr_has(in, ".rz") ? 1 : tr_has(in, ".rm") ? 2 : tr_has(in, ".rp") ? 3 : 0;
+	if (!tr_is_float(k->ty) && !k->half && (k->mode || tr_has(in, ".rn") || k->ftz))
+		return tr_unsupported(t, in, "rounding of an integer");
 	return 0;
 }
 
@@ -114,6 +123,35 @@ static int need_float(struct tr *t, const struct ptx_insn *in, const struct tmpl
 	return 0;
 }
 
+/* add, sub, mul, fma, min, max, neg, abs on .f16/.bf16 and their x2
+ * pairs, rounded to nearest (see ag_hop). */
+static int emit_half(struct tr *t, const struct ptx_insn *in, struct tmpl *k)
+{
+	static const char *const ops[] = { "add", "sub", "mul", "fma", "min", "max" };
+	int two = tr_size(k->ty) == 4, bf = k->ty == PTX_T_BF16 || k->ty == PTX_T_BF16X2;
+	struct strbuf e = STRBUF_INIT;
+	uint32_t op;
+	int rc;
+
+	if (k->mode || k->ftz)
+		return tr_unsupported(t, in, "rounding of half precision");
+	k->half = 0;
+	if (!strcmp(in->opcode, "neg"))
+		return emit_tmpl(t, in, k, two ? "($1 ^ 0x80008000u)" : "($T)($1 ^ 0x8000u)");
+	if (!strcmp(in->opcode, "abs"))
+		return emit_tmpl(t, in, k, two ? "($1 & 0x7fff7fffu)" : "($T)($1 & 0x7fffu)");
+	for (op = 0; op < 6 && strcmp(in->opcode, ops[op]); op++)
+		;
+	if (op == 6)
+		return tr_unsupported(t, in, "half precision");
+	sb_addf(&e, "ag_hop%s(%u, $1, $2, %s, %d, %d)", two ? "2" : "", op,
+		op == 3 ? "$3" : "0", bf, tr_has(in, ".sat"));
+	k->sat = 0;
+	rc = emit_tmpl(t, in, k, e.buf);
+	sb_free(&e);
+	return rc;
+}
+
 static int emit_addsub(struct tr *t, const struct ptx_insn *in)
 {
 	int sub = in->opcode[0] == 's', carry_in = in->opcode[strlen(in->opcode) - 1] == 'c';
@@ -122,15 +160,20 @@ static int emit_addsub(struct tr *t, const struct ptx_insn *in)
 	struct strbuf e = STRBUF_INIT;
 	int rc;
 
-	if (setup(t, in, ".rn .ftz .sat .cc", &k, 2))
+	if (setup(t, in, ".rn .rz .rm .rp .ftz .sat .cc", &k, 2))
 		return -1;
+	if (k.half && !cc && !carry_in)
+		return emit_half(t, in, &k);
 	if (tr_is_float(k.ty)) {
 		if (cc || carry_in)
 			return tr_unsupported(t, in, "carry on floats");
+		if (k.mode)
+			return emit_tmpl(t, in, &k, sub ? "ag_add_$Pr($1, -$2, $M)" :
+					 "ag_add_$Pr($1, $2, $M)");
 		return emit_tmpl(t, in, &k, sub ? "$1 - $2" : "$1 + $2");
 	}
-	if (k.ty == PTX_T_PRED || k.ftz || tr_has(in, ".rn"))
-		return tr_unsupported(t, in, "modifier");
+	if (k.ty == PTX_T_PRED)
+		return tr_unsupported(t, in, "type");
 	if (tr_has(in, ".sat")) {
 		if (k.ty != PTX_T_S32 || cc || carry_in)
 			return tr_unsupported(t, in, ".sat");
@@ -153,11 +196,18 @@ static int emit_mul(struct tr *t, const struct ptx_insn *in)
 	int mad = in->opcode[1] == 'a';
 	struct tmpl k;
 
-	if (setup(t, in, ".lo .hi .wide .rn .ftz .sat", &k, mad ? 3 : 2))
+	if (setup(t, in, ".lo .hi .wide .rn .rz .rm .rp .ftz .sat", &k, mad ? 3 : 2))
 		return -1;
+	if (k.half && !mad)
+		return emit_half(t, in, &k);
+	if (tr_is_float(k.ty) && k.mode && mad && k.ty == PTX_T_F64)
+		return tr_unsupported(t, in, "directed rounding of an f64 fma");
+	if (tr_is_float(k.ty) && k.mode)
+		return emit_tmpl(t, in, &k, mad ? "ag_fma_f32r($1, $2, $3, $M)" :
+				 "ag_mul_$Pr($1, $2, $M)");
 	if (tr_is_float(k.ty))
 		return emit_tmpl(t, in, &k, mad ? "fma$F($1, $2, $3)" : "$1 * $2");
-	if (k.ty == PTX_T_PRED || k.ftz || tr_has(in, ".rn") || tr_has(in, ".sat"))
+	if (k.ty == PTX_T_PRED || tr_has(in, ".sat"))
 		return tr_unsupported(t, in, "modifier");
 	if (tr_has(in, ".hi"))
 		return emit_tmpl(t, in, &k, mad ? "($T)(($U)ag_mulh$S$N($1, $2) + ($U)$3)" :
@@ -178,12 +228,12 @@ static int emit_divrem(struct tr *t, const struct ptx_insn *in)
 	int rem = in->opcode[0] == 'r';
 	struct tmpl k;
 
-	if (setup(t, in, rem ? "" : ".rn .full .approx .ftz", &k, 2))
+	if (setup(t, in, rem ? "" : ".rn .rz .rm .rp .full .approx .ftz", &k, 2))
 		return -1;
 	if (tr_is_float(k.ty)) {
 		if (rem)
 			return tr_unsupported(t, in, "type");
-		return emit_tmpl(t, in, &k, "$1 / $2");
+		return emit_tmpl(t, in, &k, k.mode ? "ag_div_$Pr($1, $2, $M)" : "$1 / $2");
 	}
 	if (k.ty == PTX_T_PRED || in->nmods != 1)
 		return tr_unsupported(t, in, "modifier");
@@ -197,6 +247,8 @@ static int emit_minmax(struct tr *t, const struct ptx_insn *in)
 
 	if (setup(t, in, ".ftz", &k, 2))
 		return -1;
+	if (k.half)
+		return emit_half(t, in, &k);
 	if (tr_is_float(k.ty))
 		return emit_tmpl(t, in, &k, max ? "fmax$F($1, $2)" : "fmin$F($1, $2)");
 	if (k.ty == PTX_T_PRED || k.ftz)
@@ -211,6 +263,8 @@ static int emit_absneg(struct tr *t, const struct ptx_insn *in)
 
 	if (setup(t, in, ".ftz", &k, 1))
 		return -1;
+	if (k.half)
+		return emit_half(t, in, &k);
 	if (tr_is_float(k.ty))
 		return emit_tmpl(t, in, &k, neg ? "-$1" : "fabs$F($1)");
 	if (k.ty == PTX_T_PRED || k.ftz)
@@ -230,6 +284,9 @@ static int emit_float_fn(struct tr *t, const struct ptx_insn *in)
 		{ "fma", ".rn .ftz .sat", "fma$F($1, $2, $3)", 3, 0 },
 		{ "rcp", ".rn .approx .ftz", "1.0$F / $1", 1, 0 },
 		{ "sqrt", ".rn .approx .ftz", "sqrt$F($1)", 1, 0 },
+		{ "fma", ".rz .rm .rp .ftz .sat", "ag_fma_f32r($1, $2, $3, $M)", 3, 1 },
+		{ "rcp", ".rz .rm .rp .ftz", "ag_div_$Pr(1.0$F, $1, $M)", 1, 0 },
+		{ "sqrt", ".rz .rm .rp .ftz", "ag_sqrt_$Pr($1, $M)", 1, 0 },
 		{ "rsqrt", ".approx .ftz", "1.0$F / sqrt$F($1)", 1, 0 },
 		{ "ex2", ".approx .ftz", "exp2f($1)", 1, 1 },
 		{ "lg2", ".approx .ftz", "log2f($1)", 1, 1 },
@@ -241,10 +298,16 @@ static int emit_float_fn(struct tr *t, const struct ptx_insn *in)
 	struct tmpl k;
 	size_t i;
 
+	int directed = tr_has(in, ".rz") || tr_has(in, ".rm") || tr_has(in, ".rp");
+
 	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
-		if (strcmp(in->opcode, fns[i].op))
+		if (strcmp(in->opcode, fns[i].op) || directed != !!strstr(fns[i].allowed, ".rz"))
 			continue;
-		if (setup(t, in, fns[i].allowed, &k, fns[i].nsrc) || need_float(t, in, &k, 1))
+		if (setup(t, in, fns[i].allowed, &k, fns[i].nsrc))
+			return -1;
+		if (k.half)
+			return emit_half(t, in, &k);
+		if (need_float(t, in, &k, 1))
 			return -1;
 		if (fns[i].f32_only && k.ty != PTX_T_F32)
 			return tr_unsupported(t, in, "type");
@@ -316,12 +379,18 @@ static int emit_setp(struct tr *t, const struct ptx_insn *in)
 	if (setup(t, in, ".eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu "
 		  ".num .nan .and .or .xor .ftz", &k, 2))
 		return -1;
-	cmp = compare(in, tr_is_float(k.ty));
-	if (!cmp || k.ty == PTX_T_PRED || tr_nops(t, in, bop ? 4 : 3, bop ? 4 : 3))
-		return cmp && k.ty != PTX_T_PRED ? -1 : tr_unsupported(t, in, "comparison");
+	cmp = compare(in, tr_is_float(k.ty) || k.half);
+	if (!cmp || k.ty == PTX_T_PRED || k.ty == PTX_T_F16X2 || k.ty == PTX_T_BF16X2)
+		return tr_unsupported(t, in, "comparison");
+	if (tr_nops(t, in, bop ? 4 : 3, bop ? 4 : 3))
+		return -1;
 	if (tr_src(t, in, &in->ops[1], k.ty, &src[0]) || tr_src(t, in, &in->ops[2], k.ty, &src[1]) ||
 	    (bop && tr_src(t, in, &in->ops[3], PTX_T_PRED, &src[2])))
 		goto out;
+	if (k.half) {
+		tr_wrap(&src[0], k.ty == PTX_T_BF16 ? "ag_h2d_bf" : "ag_h2d_f");
+		tr_wrap(&src[1], k.ty == PTX_T_BF16 ? "ag_h2d_bf" : "ag_h2d_f");
+	}
 	if (k.ftz && k.ty == PTX_T_F32) {
 		tr_wrap(&src[0], "ag_ftz");
 		tr_wrap(&src[1], "ag_ftz");
@@ -434,6 +503,34 @@ static int emit_bitfield(struct tr *t, const struct ptx_insn *in)
 			 "($T)ag_bfe$N($1, $2, $3, 0)");
 }
 
+/* sad d, a, b, c: c + |a - b|. */
+static int emit_sad(struct tr *t, const struct ptx_insn *in)
+{
+	struct tmpl k;
+
+	if (setup(t, in, "", &k, 3))
+		return -1;
+	if (tr_is_float(k.ty) || k.ty == PTX_T_PRED || tr_size(k.ty) < 2)
+		return tr_unsupported(t, in, "type");
+	return emit_tmpl(t, in, &k, "($T)(($U)$3 + ($1 > $2 ? ($U)$1 - ($U)$2 : ($U)$2 - ($U)$1))");
+}
+
+/* shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of b:a. */
+static int emit_shf(struct tr *t, const struct ptx_insn *in)
+{
+	struct tmpl k;
+	int left = tr_has(in, ".l"), clamp = tr_has(in, ".clamp");
+
+	if (setup(t, in, ".l .r .wrap .clamp", &k, 3))
+		return -1;
+	if (k.ty != PTX_T_B32 || left == tr_has(in, ".r") || clamp == tr_has(in, ".wrap"))
+		return tr_unsupported(t, in, "type or mode");
+	k.st[2] = PTX_T_U32;
+	return emit_tmpl(t, in, &k, left ? (clamp ? "ag_shf($1, $2, $3, 1, 1)" :
+					    "ag_shf($1, $2, $3, 1, 0)") :
+			 (clamp ? "ag_shf($1, $2, $3, 0, 1)" : "ag_shf($1, $2, $3, 0, 0)"));
+}
+
 static int emit_prmt(struct tr *t, const struct ptx_insn *in)
 {
 	struct tmpl k;
@@ -464,6 +561,7 @@ tr_emit_fn tr_arith_emitter(const char *opcode)
 		{ "shl", emit_shift }, { "shr", emit_shift }, { "popc", emit_bits },
 		{ "clz", emit_bits }, { "brev", emit_bits }, { "bfind", emit_bits },
 		{ "bfe", emit_bitfield }, { "bfi", emit_bitfield }, { "prmt", emit_prmt },
+		{ "shf", emit_shf }, { "sad", emit_sad },
 	};
 	size_t i;
 

@@ -170,7 +170,7 @@ static int float_to_half(struct tr *t, const struct ptx_insn *in, struct strbuf 
 			 enum ptx_type dt, const char *x, int fr)
 {
 	if (dt == PTX_T_F16)
-		sb_addf(e, "ag_f32_f16(%s, %d)", x, fr < 0 ? 0 : fr);
+		sb_addf(e, "ag_to_f16(%s, %d)", x, fr < 0 ? 0 : fr);
 	else if (fr <= 1)
 		sb_addf(e, "ag_f32_bf16(%s, %d)", x, fr < 0 ? 0 : fr);
 	else
@@ -218,8 +218,8 @@ static int cvt_expr(struct tr *t, const struct ptx_insn *in, enum ptx_type dt, e
 		if (dt != PTX_T_F32 && dt != PTX_T_F64)
 			rc = tr_unsupported(t, in, "half to half");
 	} else if (is_half(dt)) {
-		if (at != PTX_T_F32)
-			rc = tr_unsupported(t, in, "only f32 converts to half");
+		if (at != PTX_T_F32 && (dt == PTX_T_BF16 || at != PTX_T_F64))
+			rc = tr_unsupported(t, in, "only f32 converts to bf16");
 		else
 			rc = float_to_half(t, in, e, dt, x, fr);
 	} else if (dt == PTX_T_F64) {

@@ -293,6 +293,7 @@ static void tr_release(struct tr *t)
 	free(t->label_bb);
 	sb_free(&t->frame);
 	sb_free(&t->code);
+	sb_free(&t->tail);
 }
 
 int ag_translate(const struct ptx_module *m, struct strbuf *out, struct ptx_error *err)

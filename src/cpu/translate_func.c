@@ -315,13 +315,57 @@ static int emit_exit(struct tr *t, const struct ptx_insn *in)
 	return emit_lane_state(t, in, "AG_EXIT");
 }
 
+/* bar.red.popc.u32 d, 0, {!}p / bar.red.{and,or}.pred d, 0, {!}p: each
+ * arriving lane adds its predicate to the block's open reduction and
+ * waits; once released it resumes in an extra block that reads the
+ * result and goes on to the next one. */
+static int emit_barrier_red(struct tr *t, const struct ptx_insn *in)
+{
+	const char *op = tr_has(in, ".popc") ? "popc" : tr_has(in, ".and") ? "and_" :
+		tr_has(in, ".or") ? "or_" : NULL;
+	const char *acc = tr_has(in, ".popc") ? "+=" : tr_has(in, ".and") ? "&=" : "|=";
+	struct strbuf p = STRBUF_INIT;
+	enum ptx_type ty;
+	uint32_t n, resume = t->nbb + t->nextra++;
+	struct strbuf code = t->code;
+
+	if (tr_mods(t, in, ".red .popc .and .or .sync .aligned", &ty, 1, &n) ||
+	    tr_nops(t, in, 3, 4))
+		return -1;
+	if (!op || n != 1 || ty != (op[0] == 'p' ? PTX_T_U32 : PTX_T_PRED) || in->nops != 3 ||
+	    in->ops[1].kind != PTX_OP_IMM || in->ops[1].i != 0)
+		return tr_unsupported(t, in, "only barrier 0 without a thread count");
+	if (tr_src(t, in, &in->ops[2], PTX_T_PRED, &p))
+		return -1;
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "w->bar->%s[w->bar->gen & 1] %s (%s);\n"
+		"\t\t\tW->ln.st[l] = AG_WAIT;\n\t\t\tW->ln.pc[l] = %u;\n", op, acc, p.buf, resume);
+	tr_lanes_end(t);
+	sb_free(&p);
+	if (in->guard) {
+		sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l] && !(");
+		tr_guard(t, in, &t->code);
+		sb_addf(&t->code, ")) W->ln.pc[l] = %u;\n", t->bb + 1);
+	}
+	/* The resumption block, written to the tail. */
+	code = t->code;
+	t->code = t->tail;
+	sb_addf(&t->code, "\tcase %u:\n", resume);
+	tr_lanes_begin(t, NULL);
+	sb_addf(&p, "w->bar->%s[(w->bar->gen + 1) & 1]", op);
+	n = tr_dst(t, in, &in->ops[0], op[0] == 'p' ? PTX_T_U32 : PTX_T_PRED, p.buf);
+	sb_addf(&t->code, "\t\t\tW->ln.pc[l] = %u;\n", t->bb + 1);
+	tr_lanes_end(t);
+	sb_adds(&t->code, "\t\tbreak;\n");
+	t->tail = t->code;
+	t->code = code;
+	sb_free(&p);
+	return n ? -1 : 0;
+}
+
 /* bar.sync 0 / barrier.sync 0 / bar 0 (id 0, no thread count). */
 static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 {
-	if (tr_mods(t, in, ".sync .aligned", NULL, 0, NULL))
-		return -1;
-	if (in->nops != 1 || in->ops[0].kind != PTX_OP_IMM || in->ops[0].i != 0)
-		return tr_unsupported(t, in, "only barrier 0 without a thread count");
 	t->fi[t->fidx].flags |= AG_KF_BARRIER;
 	if (!t->fn->is_entry) {
 		if (!t->fi[t->fidx].barrier_line)
@@ -330,6 +374,12 @@ static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 			"\"barrier in a device function\"); return; }\n");
 		return 0;
 	}
+	if (tr_has(in, ".red"))
+		return emit_barrier_red(t, in);
+	if (tr_mods(t, in, ".sync .aligned", NULL, 0, NULL))
+		return -1;
+	if (in->nops != 1 || in->ops[0].kind != PTX_OP_IMM || in->ops[0].i != 0)
+		return tr_unsupported(t, in, "only barrier 0 without a thread count");
 	return emit_lane_state(t, in, "AG_WAIT");
 }
 
@@ -614,6 +664,8 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 		sb_addf(&t->code, "\tcase %u:\n", ++t->bb);
 		emit_fallthrough(t, 0);
 	}
+	if (t->tail.len)
+		sb_add(&t->code, t->tail.buf, t->tail.len);
 	return 0;
 }
 
@@ -650,6 +702,8 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->nsyms = 0;
 	t->nscopes = 0;
 	t->ndecl = 0;
+	t->nextra = 0;
+	sb_reset(&t->tail);
 	sb_reset(&t->frame);
 	sb_reset(&t->code);
 	declare_params(t);

@@ -18,9 +18,18 @@
 /* Lane states. */
 enum { AG_RUN, AG_WAIT, AG_RET, AG_EXIT };
 
+/* bar.red reductions of a block: the barrier being filled (gen & 1) and
+ * the one just released, whose results the waiting lanes read. */
+struct ag_bar {
+	unsigned gen;
+	uint32_t popc[2];
+	uint8_t and_[2], or_[2];
+};
+
 /* One warp of a block; functions of the module receive it. */
 struct ag_warp {
 	struct ag_block *b;
+	struct ag_bar *bar;
 	unsigned id, nw;        /* warp index, warps in the block */
 	unsigned dyn;           /* offset of extern .shared in b->shared */
 	uint32_t tid[3][32];
@@ -81,6 +90,7 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 	const struct ag_kernel_env *env = b->env;
 	unsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2];
 	unsigned nw = (nt + 31) / 32, i, l, t, waiting;
+	struct ag_bar bar = { 0, { 0, 0 }, { 1, 1 }, { 0, 0 } };
 	struct ag_warp *ws = malloc(nw * sizeof(*ws));
 	unsigned char *fr = aligned_alloc(64, nw * frame_size + 64);
 
@@ -94,6 +104,7 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 		struct ag_lanes *ln = (struct ag_lanes *)(fr + i * frame_size);
 
 		ws[i].b = b;
+		ws[i].bar = &bar;
 		ws[i].id = i;
 		ws[i].nw = nw;
 		ws[i].dyn = dyn;
@@ -110,6 +121,10 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 		waiting = 0;
 		for (i = 0; i < nw && !b->error; i++)
 			run(&ws[i], fr + i * frame_size, NULL);
+		bar.gen++;
+		bar.popc[bar.gen & 1] = 0;
+		bar.and_[bar.gen & 1] = 1;
+		bar.or_[bar.gen & 1] = 0;
 		for (i = 0; i < nw && !b->error; i++) {
 			struct ag_lanes *ln = (struct ag_lanes *)(fr + i * frame_size);
 
@@ -284,6 +299,71 @@ AG_INLINE double ag_to_f64(long double x, int mode)
 	return f;
 }
 
+/* Arithmetic rounded toward zero (1), down (2) or up (3).  The result
+ * rounded to nearest, x, and the sign of the rest, e (exact - x), decide
+ * whether to step one unit away from x. */
+#define AG_STEP(N, T, NEXT)							\
+AG_INLINE T ag_step_##N(T x, double e, int mode)				\
+{										\
+	if (e == 0 || mode == 0 || x != x)					\
+		return x;							\
+	if (mode == 3 && e > 0)							\
+		return NEXT(x, INFINITY);					\
+	if (mode == 2 && e < 0)							\
+		return NEXT(x, -INFINITY);					\
+	if (mode == 1 && ((x > 0 && e < 0) || (x < 0 && e > 0)))		\
+		return NEXT(x, 0);						\
+	return x;								\
+}
+AG_STEP(f32, float, nextafterf)
+AG_STEP(f64, double, nextafter)
+
+/* f32 results computed in double as s + e exactly (or with e of the
+ * right sign): s off the f32 grid rounds like the exact value. */
+AG_INLINE float ag_round_f32(double s, double e, int mode)
+{
+	float f = (float)s;
+
+	return (double)f != s ? ag_to_f32(s, mode) : ag_step_f32(f, e, mode);
+}
+
+/* The rounding error of s = a + b (Knuth's TwoSum). */
+AG_INLINE double ag_sum_err(double a, double b, double s)
+{
+	double bb = s - a;
+
+	return (a - (s - bb)) + (b - bb);
+}
+
+AG_INLINE float ag_add_f32r(float a, float b, int mode)
+{ double s = (double)a + b; return ag_round_f32(s, ag_sum_err(a, b, s), mode); }
+AG_INLINE float ag_mul_f32r(float a, float b, int mode)
+{ return ag_to_f32((double)a * b, mode); }
+AG_INLINE float ag_fma_f32r(float a, float b, float c, int mode)
+{ double p = (double)a * b, s = p + c; return ag_round_f32(s, ag_sum_err(p, c, s), mode); }
+AG_INLINE float ag_div_f32r(float a, float b, int mode)
+{ double q = (double)a / b; return ag_round_f32(q, fma(-q, b, a) / b, mode); }
+AG_INLINE float ag_sqrt_f32r(float a, int mode)
+{ double s = sqrt((double)a); return ag_round_f32(s, fma(-s, s, a), mode); }
+AG_INLINE double ag_add_f64r(double a, double b, int mode)
+{ double s = a + b; return ag_step_f64(s, ag_sum_err(a, b, s), mode); }
+AG_INLINE double ag_mul_f64r(double a, double b, int mode)
+{ double p = a * b; return ag_step_f64(p, fma(a, b, -p), mode); }
+AG_INLINE double ag_div_f64r(double a, double b, int mode)
+{ double q = a / b; return ag_step_f64(q, fma(-q, b, a) / b, mode); }
+AG_INLINE double ag_sqrt_f64r(double a, int mode)
+{ double s = sqrt(a); return ag_step_f64(s, fma(-s, s, a), mode); }
+
+/* shf: the funnel of b:a shifted left (high word kept) or right (low
+ * word kept) by c, which wraps mod 32 or clamps to 32. */
+AG_INLINE uint32_t ag_shf(uint32_t a, uint32_t b, uint32_t c, int left, int clamp)
+{
+	uint64_t x = ((uint64_t)b << 32) | a;
+	uint32_t n = clamp ? (c > 32 ? 32 : c) : c & 31;
+
+	return left ? (uint32_t)((x << n) >> 32) : (uint32_t)(x >> n);
+}
+
 AG_INLINE double ag_rint(double x, int mode)
 {
 	switch (mode) {
@@ -343,36 +423,38 @@ AG_INLINE float ag_f16_f32(uint16_t h)
 	return ag_bits_f32(s | ((e + 112) << 23) | (f << 13));
 }
 
-AG_INLINE uint16_t ag_f32_f16(float x, int mode)
+AG_INLINE uint16_t ag_to_f16(double x, int mode)
 {
-	uint32_t u = ag_f32_bits(x), s = (u >> 16) & 0x8000;
-	float a = fabsf(x), lo, hi, q;
-	int e;
+	uint32_t s = signbit(x) ? 0x8000 : 0;
+	double a = fabs(x), q, lo;
+	int e, up;
 
 	if (x != x)
-		return (uint16_t)(s | 0x7e00 | ((u >> 13) & 0x3ff));
-	if (a >= 65536.0f || a == INFINITY) {
-		int inf = mode == 0 || (mode == 2 && s) || (mode == 3 && !s);
-		return (uint16_t)(s | (inf ? 0x7c00 : 0x7bff));
+		return (uint16_t)(s | 0x7e00);
+	if (a >= 65536.0) {
+		up = mode == 0 || (mode == 2 && s) || (mode == 3 && !s);
+		return (uint16_t)(s | (up ? 0x7c00 : 0x7bff));
 	}
-	/* Step of the f16 grid at a's magnitude, then round in that grid. */
-	frexpf(a, &e);
-	e = a < 6.103515625e-05f ? -24 : e - 11;
-	q = ldexpf(a, -e);
-	lo = floorf(q);
-	hi = lo + 1;
+	/* a = q * 2^e on the f16 grid at a's magnitude (q in [1024, 2048)
+	 * for normals), q rounded to an integer. */
+	frexp(a, &e);
+	e = a < 0x1p-14 ? -24 : e - 11;
+	q = ldexp(a, -e);
+	lo = floor(q);
 	if (q != lo) {
-		int up = mode == 0 ? (q - lo > 0.5f || (q - lo == 0.5f && fmodf(lo, 2.0f) != 0))
-			: mode == 1 ? 0 : mode == 2 ? s != 0 : s == 0;
-		q = up ? hi : lo;
+		up = mode == 0 ? (q - lo > 0.5 || (q - lo == 0.5 && fmod(lo, 2.0) != 0)) :
+			mode == 1 ? 0 : mode == 2 ? s != 0 : s == 0;
+		q = lo + up;
 	}
-	a = ldexpf(q, e);
-	if (a > 65504.0f)
+	if (q >= 2048) {
+		q /= 2;
+		e++;
+	}
+	if (q < 1024)
+		return (uint16_t)(s | (uint32_t)q);
+	if (e + 25 >= 31)
 		return (uint16_t)(s | 0x7c00);
-	if (a < 6.103515625e-05f)
-		return (uint16_t)(s | (uint32_t)ldexpf(a, 24));
-	u = ag_f32_bits(a);
-	return (uint16_t)(s | ((((u >> 23) & 0xff) - 112) << 10) | ((u >> 13) & 0x3ff));
+	return (uint16_t)(s | (uint32_t)(e + 25) << 10 | (uint32_t)(q - 1024));
 }
 
 /* bfloat16: the upper half of an f32; 0 rounds to nearest even, 1 to zero. */
@@ -385,6 +467,63 @@ AG_INLINE uint16_t ag_f32_bf16(float x, int mode)
 	if (mode == 1)
 		return (uint16_t)(u >> 16);
 	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+/* x rounded to float so that a second rounding to fewer bits is exact:
+ * round to odd (an inexact result keeps its last bit set). */
+AG_INLINE float ag_f32_odd(double x)
+{
+	float f = (float)x;
+
+	if ((double)f != x && x == x && !(ag_f32_bits(f) & 1))
+		f = nextafterf(f, x > f ? INFINITY : -INFINITY);
+	return f;
+}
+
+AG_INLINE double ag_odd_sum(double a, double b)
+{
+	double s = a + b, e = ag_sum_err(a, b, s);
+
+	if (e != 0 && !(ag_f64_bits(s) & 1))
+		s = nextafter(s, e > 0 ? INFINITY : -INFINITY);
+	return s;
+}
+
+AG_INLINE double ag_h2d(uint16_t h, int bf)
+{
+	return bf ? ag_bits_f32((uint32_t)h << 16) : ag_f16_f32(h);
+}
+
+AG_INLINE double ag_h2d_f(uint16_t h) { return ag_h2d(h, 0); }
+AG_INLINE double ag_h2d_bf(uint16_t h) { return ag_h2d(h, 1); }
+
+AG_INLINE uint16_t ag_d2h(double x, int bf)
+{
+	return bf ? ag_f32_bf16(ag_f32_odd(x), 0) : ag_to_f16(x, 0);
+}
+
+/* Half arithmetic, rounded to nearest once: 0 add, 1 sub, 2 mul, 3 fma,
+ * 4 min, 5 max.  Products of halves are exact in double; sums are
+ * rounded to odd first, which makes the final rounding exact. */
+AG_INLINE uint16_t ag_hop(int op, uint16_t a, uint16_t b, uint16_t c, int bf, int sat)
+{
+	double x = ag_h2d(a, bf), y = ag_h2d(b, bf), r;
+
+	switch (op) {
+	case 0: r = ag_odd_sum(x, y); break;
+	case 1: r = ag_odd_sum(x, -y); break;
+	case 2: r = x * y; break;
+	case 3: r = ag_odd_sum(x * y, ag_h2d(c, bf)); break;
+	case 4: r = fmin(x, y); break;
+	default: r = fmax(x, y); break;
+	}
+	return ag_d2h(sat ? ag_sat_f64(r) : r, bf);
+}
+
+AG_INLINE uint32_t ag_hop2(int op, uint32_t a, uint32_t b, uint32_t c, int bf, int sat)
+{
+	return ag_hop(op, (uint16_t)a, (uint16_t)b, (uint16_t)c, bf, sat) |
+		(uint32_t)ag_hop(op, (uint16_t)(a >> 16), (uint16_t)(b >> 16), (uint16_t)(c >> 16), bf, sat) << 16;
 }
 
 /* Atomics.  Everything of a block runs on one OS thread, but blocks run
