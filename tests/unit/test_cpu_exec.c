@@ -139,7 +139,7 @@ static void test_assert(void **state)
 
 static void wild_kernel(struct ag_block *b)
 {
-	volatile int *wild = (volatile int *)(uintptr_t)16;
+	volatile int *wild = *(volatile int **)b->env->params;
 	if (b->ctaid[0] == 3)
 		*wild = 1;
 }
@@ -151,9 +151,10 @@ static void test_fault_caught(void **state)
 	struct ag_exec *x = ag_exec_new(NULL, NULL);
 	struct ag_kernel_desc wild = { .name = "wild", .fn = wild_kernel };
 	struct ag_kernel_desc ok = { .name = "ok", .fn = assert_kernel };
+	int *bad = (int *)(uintptr_t)16;
 	char msg[256];
 
-	struct ag_kernel_env env = grid_env(64, 1, 1, NULL);
+	struct ag_kernel_env env = grid_env(64, 1, 1, &bad);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(ag_exec_run(x, &wild, &env, msg, sizeof(msg)),
 				 cudaErrorIllegalAddress);
