@@ -223,7 +223,7 @@ measure() {
 	else
 		any_ms[$k]=$(median "${meds[@]}")
 		if [ ${#walls[@]} -gt 0 ]; then
-			cold_ms[$k]=$(( cold - $(median "${walls[@]}") ))
+			cold_ms[$k]=$(calc "$cold - $(median "${walls[@]}")")
 		fi
 	fi
 }
@@ -337,7 +337,7 @@ echo "cold compile: the first process of each kernel, with an empty ANYGPU_CACHE
 printf '  %-13s %18s %22s\n' kernel "compile (backend)" "wall: cold - cached"
 for k in "${kernels[@]}"; do
 	[ -n "${cold_ms[$k]:-}" ] || continue
-	printf '  %-13s %15d ms %19d ms\n' "$k" "${compile[$k]:-0}" "${cold_ms[$k]}"
+	printf '  %-13s %15d ms %19.0f ms\n' "$k" "${compile[$k]:-0}" "${cold_ms[$k]}"
 done
 
 # Start-up: vecadd at its small size, cached, against the same program
