@@ -3,7 +3,7 @@
  * cpu/kernels.cu: fatbin -> PTX -> parse -> translate -> cc -> cache ->
  * dlopen -> launch, with parameters, module variables, shared memory,
  * printf and assert; plus the errors: no PTX, a failing compiler, bad
- * launch configurations.
+ * launch configurations; and two processes filling the cache at once.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -228,21 +229,17 @@ static void test_bad_launches(void **state)
 	assert_int_equal(ops->module_func(f->b, f->m, "nope", &fn, &info), cudaErrorSymbolNotFound);
 }
 
-/* The cache holds one .so and its .c per module, and nothing temporary;
- * loading again is a hit. */
-static void test_cache(void **state)
+/* Checks that dir holds exactly one .so, one .c and nothing else (no
+ * temporary files left behind). */
+static void check_one_entry(const char *dir)
 {
-	struct fixture *f = *state;
-	struct ag_module *again;
 	int so = 0, c = 0, other = 0;
+	DIR *d = opendir(dir);
 
-	assert_int_equal(load(f->b, "kernels.fatbin", &again), cudaSuccess);
-	assert_int_equal(ops->module_unload(f->b, again), cudaSuccess);
-	DIR *d = opendir(cache_dir);
 	assert_non_null(d);
 	for (struct dirent *e; (e = readdir(d));) {
 		size_t n = strlen(e->d_name);
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || e->d_type == DT_DIR)
 			continue;
 		if (n > 3 && !strcmp(e->d_name + n - 3, ".so"))
 			so++;
@@ -255,6 +252,17 @@ static void test_cache(void **state)
 	assert_int_equal(so, 1);
 	assert_int_equal(c, 1);
 	assert_int_equal(other, 0);
+}
+
+/* Loading again is a cache hit, and the cache holds one module. */
+static void test_cache(void **state)
+{
+	struct fixture *f = *state;
+	struct ag_module *again;
+
+	assert_int_equal(load(f->b, "kernels.fatbin", &again), cudaSuccess);
+	assert_int_equal(ops->module_unload(f->b, again), cudaSuccess);
+	check_one_entry(cache_dir);
 }
 
 static void test_no_ptx(void **state)
@@ -282,19 +290,50 @@ static void test_compiler_fails(void **state)
 	unsetenv("ANYGPU_CC");
 }
 
-static int remove_cache(void)
+/* Two processes that miss the cache at the same moment both compile and
+ * both succeed (each renames its own result into place). */
+static void test_concurrent_compile(void **state)
 {
-	DIR *d = opendir(cache_dir);
-	char path[512];
+	char dir[600];
+	pid_t pid[2];
+	int status;
+
+	snprintf(dir, sizeof(dir), "%s/race", cache_dir);
+	setenv("ANYGPU_CACHE_DIR", dir, 1);
+	for (int i = 0; i < 2; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0) {
+			struct ag_backend *b;
+			struct ag_module *m;
+			ops->open(0, NULL, &b);
+			cudaError_t err = load(b, "kernels.fatbin", &m);
+			ops->close(b);
+			_exit(err == cudaSuccess ? 0 : 1);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(waitpid(pid[i], &status, 0), pid[i]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	check_one_entry(dir);
+	setenv("ANYGPU_CACHE_DIR", cache_dir, 1);
+}
+
+static int remove_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	char sub[600];
 	for (struct dirent *e; d && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", cache_dir, e->d_name);
-		unlink(path);
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		if (unlink(sub) != 0)
+			remove_dir(sub);
 	}
 	if (d)
 		closedir(d);
-	return rmdir(cache_dir);
+	return rmdir(path);
 }
 
 int main(void)
@@ -309,11 +348,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
 		cmocka_unit_test(test_no_ptx),
 		cmocka_unit_test(test_compiler_fails),
+		cmocka_unit_test(test_concurrent_compile),
 	};
 	if (!mkdtemp(cache_dir))
 		return 1;
 	setenv("ANYGPU_CACHE_DIR", cache_dir, 1);
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	remove_cache();
+	remove_dir(cache_dir);
 	return failed;
 }
