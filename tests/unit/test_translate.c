@@ -1,0 +1,490 @@
+/*
+ * test_translate.c - semantics of the PTX -> C translator where C and PTX
+ * disagree or where ports go wrong: clamped shifts, division by zero and
+ * INT_MIN / -1, saturating conversions, rounding modes, half precision,
+ * shuffles and votes under divergence, barriers with exited threads,
+ * implicitly warp-synchronous code, and the errors for what is not
+ * supported.  Each case is hand-written PTX run through the real pipeline:
+ * parse, translate, the JIT (cc, dlopen) and the block executor.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cpu/exec.h"
+#include "cpu/jit.h"
+#include "cpu/translate.h"
+
+#define HEADER ".version 8.0\n.target sm_75\n.address_size 64\n"
+
+static char cache_dir[] = "/tmp/anygpu-test-translate-XXXXXX";
+
+/* Runs kernel k of ptx on one block of nthreads threads; its only
+ * parameter is the address of out. */
+static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
+{
+	struct ptx_module *m;
+	struct ptx_error perr;
+	struct ag_jit_module jm;
+	struct strbuf err = STRBUF_INIT;
+	struct ag_kernel_env env;
+	struct ag_exec *x;
+	const struct ag_kernel_desc *d;
+	char msg[256];
+
+	if (ptx_parse(ptx, strlen(ptx), &m, &perr))
+		fail_msg("parse: line %d: %s", perr.line, perr.msg);
+	if (ag_jit_load(m, ptx, strlen(ptx), &jm, &err))
+		fail_msg("jit: %s", err.buf);
+	for (d = jm.kernels; d->name && strcmp(d->name, k); d++)
+		;
+	assert_non_null(d->name);
+	memset(&env, 0, sizeof(env));
+	env.nctaid[0] = env.nctaid[1] = env.nctaid[2] = 1;
+	env.ntid[0] = nthreads;
+	env.ntid[1] = env.ntid[2] = 1;
+	env.params = (const unsigned char *)&out;
+	x = ag_exec_new(NULL, NULL);
+	if (ag_exec_run(x, d, &env, msg, sizeof(msg)))
+		fail_msg("run: %s", msg);
+	ag_exec_free(x);
+	ag_jit_unload(&jm);
+	ptx_free(m);
+	sb_free(&err);
+}
+
+/* Translating ptx must fail with a message containing want. */
+static void refused(const char *ptx, const char *want)
+{
+	struct ptx_module *m;
+	struct ptx_error err;
+	struct strbuf c = STRBUF_INIT;
+
+	if (ptx_parse(ptx, strlen(ptx), &m, &err))
+		fail_msg("parse: line %d: %s", err.line, err.msg);
+	assert_int_equal(ag_translate(m, &c, &err), -1);
+	if (!strstr(err.msg, want))
+		fail_msg("got '%s', want '%s'", err.msg, want);
+	assert_true(err.line > 0);
+	sb_free(&c);
+	ptx_free(m);
+}
+
+static uint32_t f32_bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static void test_shift_clamp(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<6>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.b32 %r1, -2147483647;\n"
+		"\tmov.b32 %r9, 33;\n"
+		"\tshl.b32 %r2, %r1, %r9;\n"
+		"\tshr.u32 %r3, %r1, 40;\n"
+		"\tshr.s32 %r4, %r1, 99;\n"
+		"\tshr.s32 %r5, %r1, 31;\n"
+		"\tshl.b32 %r6, %r1, 1;\n"
+		"\tshr.u32 %r7, %r1, 31;\n"
+		"\tst.global.v4.u32 [%rd1], {%r2, %r3, %r4, %r5};\n"
+		"\tst.global.v2.u32 [%rd1+16], {%r6, %r7};\n"
+		"\tmov.b64 %rd2, 1;\n"
+		"\tshl.b64 %rd3, %rd2, 64;\n"
+		"\tshl.b64 %rd4, %rd2, 63;\n"
+		"\tst.global.v2.u64 [%rd1+32], {%rd3, %rd4};\n"
+		"\tret;\n}\n";
+	uint32_t o[12] = { 0 };
+
+	(void)state;
+	run(ptx, "k", 1, o);
+	assert_int_equal(o[0], 0);
+	assert_int_equal(o[1], 0);
+	assert_int_equal(o[2], 0xffffffffu);
+	assert_int_equal(o[3], 0xffffffffu);
+	assert_int_equal(o[4], 2);
+	assert_int_equal(o[5], 1);
+	assert_int_equal(o[8] | (uint64_t)o[9] << 32, 0);
+	assert_int_equal(o[10] | (uint64_t)o[11] << 32, 1ull << 63);
+}
+
+static void test_division(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, 7;\n\tmov.u32 %r2, 0;\n"
+		"\tdiv.u32 %r3, %r1, %r2;\n"
+		"\trem.u32 %r4, %r1, %r2;\n"
+		"\tmov.u32 %r5, -2147483648;\n\tmov.u32 %r6, -1;\n"
+		"\tdiv.s32 %r7, %r5, %r6;\n"
+		"\trem.s32 %r8, %r5, %r6;\n"
+		"\tdiv.s32 %r9, %r1, %r2;\n"
+		"\tmov.u32 %r10, 2147483647;\n"
+		"\tadd.sat.s32 %r11, %r10, 1;\n"
+		"\tadd.s32 %r12, %r10, 1;\n"
+		"\tmul.hi.s32 %r13, %r5, 2;\n"
+		"\tmul.wide.s32 %rd2, %r6, 3;\n"
+		"\tmov.u64 %rd3, -9223372036854775808;\n\tmov.u64 %rd4, -1;\n"
+		"\tdiv.s64 %rd5, %rd3, %rd4;\n"
+		"\tst.global.v4.u32 [%rd1], {%r3, %r4, %r7, %r8};\n"
+		"\tst.global.v4.u32 [%rd1+16], {%r9, %r11, %r12, %r13};\n"
+		"\tst.global.v2.u64 [%rd1+32], {%rd2, %rd5};\n"
+		"\tret;\n}\n";
+	uint32_t o[12] = { 0 };
+
+	(void)state;
+	run(ptx, "k", 1, o);
+	assert_int_equal(o[0], 0xffffffffu);   /* u32 / 0: all ones */
+	assert_int_equal(o[1], 7);             /* u32 % 0: the dividend */
+	assert_int_equal(o[2], 0x80000000u);   /* INT_MIN / -1 wraps */
+	assert_int_equal(o[3], 0);
+	assert_int_equal(o[4], 0xffffffffu);   /* s32 / 0: -1 */
+	assert_int_equal(o[5], 0x7fffffffu);   /* saturated */
+	assert_int_equal(o[6], 0x80000000u);   /* wrapped */
+	assert_int_equal(o[7], 0xffffffffu);   /* high word of -2^32 */
+	assert_int_equal(o[8] | (uint64_t)o[9] << 32, (uint64_t)-3);
+	assert_int_equal(o[10] | (uint64_t)o[11] << 32, 1ull << 63);
+}
+
+static void test_cvt_saturation(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<20>;\n\t.reg .f32 %f<10>;\n\t.reg .f64 %fd<3>;\n"
+		"\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.f32 %f1, 0f7FC00000;\n"        /* NaN */
+		"\tmov.f32 %f2, 0f4F32D05E;\n"        /* 3e9 */
+		"\tmov.f32 %f3, 0fCF32D05E;\n"        /* -3e9 */
+		"\tmov.f32 %f4, 0fC0A00000;\n"        /* -5 */
+		"\tmov.f32 %f5, 0f40200000;\n"        /* 2.5 */
+		"\tmov.f32 %f6, 0f40600000;\n"        /* 3.5 */
+		"\tmov.f32 %f7, 0fC0200000;\n"        /* -2.5 */
+		"\tmov.f32 %f8, 0f40100000;\n"        /* 2.25 */
+		"\tcvt.rzi.s32.f32 %r1, %f1;\n"
+		"\tcvt.rzi.s32.f32 %r2, %f2;\n"
+		"\tcvt.rzi.s32.f32 %r3, %f3;\n"
+		"\tcvt.rzi.u32.f32 %r4, %f4;\n"
+		"\tcvt.rni.s32.f32 %r5, %f5;\n"
+		"\tcvt.rni.s32.f32 %r6, %f6;\n"
+		"\tcvt.rmi.s32.f32 %r7, %f7;\n"
+		"\tcvt.rpi.s32.f32 %r8, %f8;\n"
+		"\tmov.u32 %r9, 300;\n\tmov.u32 %r10, -4;\n\tmov.u32 %r11, 200;\n"
+		"\tcvt.sat.u8.s32 %r12, %r9;\n"
+		"\tcvt.sat.u8.s32 %r13, %r10;\n"
+		"\tcvt.s8.s32 %r14, %r11;\n"
+		"\tcvt.sat.s16.u32 %r15, %r10;\n"
+		"\tmov.f64 %fd1, 0d7E37E43C8800759C;\n"   /* 1e300 */
+		"\tcvt.rzi.s64.f64 %rd2, %fd1;\n"
+		"\tcvt.rzi.u64.f32 %rd3, %f1;\n"
+		"\tst.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};\n"
+		"\tst.global.v4.u32 [%rd1+16], {%r5, %r6, %r7, %r8};\n"
+		"\tst.global.v4.u32 [%rd1+32], {%r12, %r13, %r14, %r15};\n"
+		"\tst.global.v2.u64 [%rd1+48], {%rd2, %rd3};\n"
+		"\tret;\n}\n";
+	uint32_t o[16] = { 0 };
+
+	(void)state;
+	run(ptx, "k", 1, o);
+	assert_int_equal(o[0], 0);             /* NaN -> 0 */
+	assert_int_equal(o[1], 0x7fffffffu);
+	assert_int_equal(o[2], 0x80000000u);
+	assert_int_equal(o[3], 0);             /* -5 -> u32 clamps to 0 */
+	assert_int_equal(o[4], 2);             /* ties to even */
+	assert_int_equal(o[5], 4);
+	assert_int_equal(o[6], (uint32_t)-3);
+	assert_int_equal(o[7], 3);
+	assert_int_equal(o[8], 255);
+	assert_int_equal(o[9], 0);
+	assert_int_equal(o[10], (uint32_t)-56); /* s8: truncated, sign-extended */
+	assert_int_equal(o[11], 0x7fff);       /* 0xfffffffc as u32 saturates */
+	assert_int_equal(o[12] | (uint64_t)o[13] << 32, 0x7fffffffffffffffull);
+	assert_int_equal(o[14] | (uint64_t)o[15] << 32, 0);
+}
+
+static void test_rounding_modes(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<6>;\n\t.reg .f32 %f<20>;\n\t.reg .f64 %fd<3>;\n"
+		"\t.reg .b64 %rd<2>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, 16777217;\n\tmov.u32 %r2, -16777217;\n\tmov.u32 %r3, 16777219;\n"
+		"\tcvt.rz.f32.s32 %f1, %r1;\n"
+		"\tcvt.rp.f32.s32 %f2, %r1;\n"
+		"\tcvt.rm.f32.s32 %f3, %r2;\n"
+		"\tcvt.rn.f32.s32 %f4, %r3;\n"
+		"\tmov.f64 %fd1, 0d3FD5555555555555;\n"   /* 1/3 */
+		"\tcvt.rz.f32.f64 %f5, %fd1;\n"
+		"\tcvt.rp.f32.f64 %f6, %fd1;\n"
+		"\tmov.f32 %f7, 0f3F800000;\n"            /* 1 */
+		"\tmov.f32 %f8, 0f30800000;\n"            /* 2^-30 */
+		"\tadd.rz.f32 %f9, %f7, %f8;\n"
+		"\tadd.rp.f32 %f10, %f7, %f8;\n"
+		"\tsub.rm.f32 %f11, %f8, %f7;\n"          /* 2^-30 - 1 */
+		"\tmov.f32 %f12, 0f40400000;\n"           /* 3 */
+		"\tdiv.rz.f32 %f13, %f7, %f12;\n"
+		"\tdiv.rp.f32 %f14, %f7, %f12;\n"
+		"\tfma.rm.f32 %f15, %f12, %f12, %f8;\n"   /* 9 + 2^-30 */
+		"\tfma.rp.f32 %f16, %f12, %f12, %f8;\n"
+		"\tst.global.v4.f32 [%rd1], {%f1, %f2, %f3, %f4};\n"
+		"\tst.global.v4.f32 [%rd1+16], {%f5, %f6, %f9, %f10};\n"
+		"\tst.global.v4.f32 [%rd1+32], {%f11, %f13, %f14, %f15};\n"
+		"\tst.global.f32 [%rd1+48], %f16;\n"
+		"\tret;\n}\n";
+	uint32_t o[13] = { 0 };
+
+	(void)state;
+	run(ptx, "k", 1, o);
+	assert_int_equal(o[0], f32_bits(16777216.0f));
+	assert_int_equal(o[1], f32_bits(16777218.0f));
+	assert_int_equal(o[2], f32_bits(-16777218.0f));
+	assert_int_equal(o[3], f32_bits(16777220.0f));
+	assert_int_equal(o[4], 0x3eaaaaaau);
+	assert_int_equal(o[5], 0x3eaaaaabu);
+	assert_int_equal(o[6], 0x3f800000u);
+	assert_int_equal(o[7], 0x3f800001u);
+	assert_int_equal(o[8], 0xbf800000u);   /* -(1 - 2^-30) down: -1 */
+	assert_int_equal(o[9], 0x3eaaaaaau);
+	assert_int_equal(o[10], 0x3eaaaaabu);
+	assert_int_equal(o[11], f32_bits(9.0f));
+	assert_int_equal(o[12], f32_bits(9.0f) + 1);
+}
+
+static void test_half(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b16 %h<8>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<4>;\n\t.reg .pred %p1;\n"
+		"\t.reg .b64 %rd<2>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.f32 %f1, 0f3F8CCCCD;\n"            /* 1.1 */
+		"\tcvt.rn.f16.f32 %h1, %f1;\n"
+		"\tmov.f32 %f2, 0f477FF000;\n"            /* 65520: rounds to inf */
+		"\tcvt.rn.f16.f32 %h2, %f2;\n"
+		"\tcvt.rz.f16.f32 %h3, %f2;\n"
+		"\tadd.f16 %h4, %h1, %h1;\n"
+		"\tmul.f16 %h5, %h1, %h1;\n"
+		"\tsetp.lt.f16 %p1, %h1, %h4;\n"
+		"\tselp.u16 %h6, 1, 0, %p1;\n"
+		"\tmov.b32 %r1, {%h1, %h4};\n"
+		"\tadd.f16x2 %r2, %r1, %r1;\n"
+		"\tst.global.v4.u16 [%rd1], {%h1, %h2, %h3, %h4};\n"
+		"\tst.global.v2.u16 [%rd1+8], {%h5, %h6};\n"
+		"\tst.global.u32 [%rd1+12], %r2;\n"
+		"\tret;\n}\n";
+	uint16_t o[8] = { 0 };
+
+	(void)state;
+	run(ptx, "k", 1, o);
+	assert_int_equal(o[0], 0x3c66);        /* 1.1 -> 1.0996 */
+	assert_int_equal(o[1], 0x7c00);
+	assert_int_equal(o[2], 0x7bff);
+	assert_int_equal(o[3], 0x4066);
+	assert_int_equal(o[4], 0x3cd6);        /* 1.0996^2 = 1.20914 -> 1.20898 */
+	assert_int_equal(o[5], 1);
+	assert_int_equal(o[6], 0x4066);
+	assert_int_equal(o[7], 0x4466);
+}
+
+/* __shfl_down_sync(~0, lane, 1, 8): the last lane of each 8-lane segment
+ * keeps its own value and gets a false predicate. */
+static void test_shfl_segments(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<6>;\n\t.reg .pred %p1;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %laneid;\n"
+		"\tshfl.sync.down.b32 %r2|%p1, %r1, 1, 6175, -1;\n"
+		"\tselp.u32 %r3, 1, 0, %p1;\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r2;\n"
+		"\tst.global.u32 [%rd3+128], %r3;\n"
+		"\tret;\n}\n";
+	uint32_t o[64] = { 0 }, l;
+
+	(void)state;
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++) {
+		assert_int_equal(o[l], l % 8 < 7 ? l + 1 : l);
+		assert_int_equal(o[32 + l], l % 8 < 7);
+	}
+}
+
+/* Lanes 0..9 take a branch, then ballot and activemask see only them;
+ * after the join all 32 lanes run together again. */
+static void test_vote_divergent(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<8>;\n\t.reg .pred %p<4>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tmov.u32 %r2, 0;\n\tmov.u32 %r3, 0;\n"
+		"\tsetp.ge.u32 %p1, %r1, 10;\n"
+		"\t@%p1 bra $DONE;\n"
+		"\tand.b32 %r4, %r1, 1;\n"
+		"\tsetp.eq.u32 %p2, %r4, 1;\n"
+		"\tactivemask.b32 %r3;\n"
+		"\tvote.sync.ballot.b32 %r2, %p2, %r3;\n"
+		"$DONE:\n"
+		"\tactivemask.b32 %r5;\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r2;\n"
+		"\tst.global.u32 [%rd3+128], %r3;\n"
+		"\tst.global.u32 [%rd3+256], %r5;\n"
+		"\tret;\n}\n";
+	uint32_t o[96] = { 0 }, l;
+
+	(void)state;
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++) {
+		assert_int_equal(o[l], l < 10 ? 0x2aa : 0);
+		assert_int_equal(o[32 + l], l < 10 ? 0x3ff : 0);
+		assert_int_equal(o[64 + l], 0xffffffffu);
+	}
+}
+
+/* 64 threads; those from 40 on return before the barrier, the others fill
+ * shared memory, and thread 0 sums it after the barrier. */
+static void test_barrier_after_exit(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.shared .align 4 .b8 s[256];\n"
+		"\t.reg .b32 %r<10>;\n\t.reg .pred %p<4>;\n\t.reg .b64 %rd<3>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tsetp.ge.u32 %p1, %r1, 40;\n"
+		"\t@%p1 bra $END;\n"
+		"\tshl.b32 %r2, %r1, 2;\n"
+		"\tmov.u32 %r3, s;\n"
+		"\tadd.s32 %r4, %r3, %r2;\n"
+		"\tst.shared.u32 [%r4], %r1;\n"
+		"\tbar.sync 0;\n"
+		"\tsetp.ne.u32 %p2, %r1, 0;\n"
+		"\t@%p2 bra $END;\n"
+		"\tmov.u32 %r5, 0;\n\tmov.u32 %r6, 0;\n"
+		"$LOOP:\n"
+		"\tld.shared.u32 %r7, [%r4];\n"
+		"\tadd.s32 %r5, %r5, %r7;\n"
+		"\tadd.s32 %r4, %r4, 4;\n"
+		"\tadd.s32 %r6, %r6, 1;\n"
+		"\tsetp.lt.u32 %p3, %r6, 40;\n"
+		"\t@%p3 bra $LOOP;\n"
+		"\tst.global.u32 [%rd1], %r5;\n"
+		"$END:\n"
+		"\tret;\n}\n";
+	uint32_t o[1] = { 0 };
+
+	(void)state;
+	run(ptx, "k", 64, o);
+	assert_int_equal(o[0], 780);
+}
+
+/* A warp reduction through volatile shared memory with no __syncwarp:
+ * correct only if the lanes run each instruction together. */
+static void test_implicit_warp_sync(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.shared .align 4 .b8 s[128];\n"
+		"\t.reg .b32 %r<12>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<2>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tshl.b32 %r2, %r1, 2;\n"
+		"\tmov.u32 %r3, s;\n"
+		"\tadd.s32 %r4, %r3, %r2;\n"
+		"\tst.volatile.shared.u32 [%r4], %r1;\n"
+		"\tsetp.ge.u32 %p1, %r1, 16;\n"
+		"\t@%p1 bra $END;\n"
+		"\tmov.u32 %r5, 64;\n"
+		"$STEP:\n"
+		"\tadd.s32 %r6, %r4, %r5;\n"
+		"\tld.volatile.shared.u32 %r7, [%r4];\n"
+		"\tld.volatile.shared.u32 %r8, [%r6];\n"
+		"\tadd.s32 %r9, %r7, %r8;\n"
+		"\tst.volatile.shared.u32 [%r4], %r9;\n"
+		"\tshr.u32 %r5, %r5, 1;\n"
+		"\tsetp.ge.u32 %p2, %r5, 4;\n"
+		"\t@%p2 bra $STEP;\n"
+		"\tsetp.ne.u32 %p2, %r1, 0;\n"
+		"\t@%p2 bra $END;\n"
+		"\tld.volatile.shared.u32 %r10, [%r4];\n"
+		"\tst.global.u32 [%rd1], %r10;\n"
+		"$END:\n"
+		"\tret;\n}\n";
+	uint32_t o[1] = { 0 };
+
+	(void)state;
+	run(ptx, "k", 32, o);
+	assert_int_equal(o[0], 496);
+}
+
+static void test_unsupported(void **state)
+{
+	(void)state;
+	refused(HEADER ".visible .entry k(.param .u64 t)\n{\n"
+		"\t.reg .f32 %f<8>;\n\t.reg .b64 %rd1;\n"
+		"\tld.param.u64 %rd1, [t];\n"
+		"\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];\n"
+		"\tret;\n}\n", "unsupported instruction 'tex.2d.v4.f32.f32' at line 9");
+	refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
+		"\tadd.rz.s32 %r1, %r2, %r2;\n\tret;\n}\n",
+		"unsupported instruction 'add.rz.s32' at line 7");
+	refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
+		"\tbar.sync 1;\n\tret;\n}\n", "unsupported instruction 'bar.sync' at line 7");
+	refused(HEADER ".extern .func foo();\n.visible .entry k()\n{\n"
+		"\tcall.uni foo, ();\n\tret;\n}\n", "unknown extern function 'foo'");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(cache_dir))
+		return -1;
+	return setenv("ANYGPU_CACHE_DIR", cache_dir, 1);
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cache_dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shift_clamp),
+		cmocka_unit_test(test_division),
+		cmocka_unit_test(test_cvt_saturation),
+		cmocka_unit_test(test_rounding_modes),
+		cmocka_unit_test(test_half),
+		cmocka_unit_test(test_shfl_segments),
+		cmocka_unit_test(test_vote_divergent),
+		cmocka_unit_test(test_barrier_after_exit),
+		cmocka_unit_test(test_implicit_warp_sync),
+		cmocka_unit_test(test_unsupported),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
