@@ -7,7 +7,8 @@
  * participant takes block indices from the job's atomic counter until they
  * run out or a block reports an error.  The launch returns when every worker
  * that joined the job has left it, so the job can live on the caller's stack
- * and no worker ever touches a finished job.  Nothing is created per launch.
+ * and no worker ever touches a finished job.  Nothing is created per launch,
+ * except for cooperative grids, which get a thread per block.
  */
 #include "cpu/exec.h"
 #include "cpu/fault.h"
@@ -157,34 +158,39 @@ static void ensure_shared(struct worker *w, size_t bytes)
 	w->shared_cap = cap;
 }
 
-static void run_blocks(struct job *job, struct worker *w)
+static void run_block(struct job *job, struct worker *w, uint64_t i)
 {
 	const unsigned *n = job->env.nctaid;
 	struct ag_block b;
 	struct ag_fault fault;
 
+	memset(&b, 0, sizeof(b));
+	b.env = &job->env;
+	b.ctaid[0] = (unsigned)(i % n[0]);
+	b.ctaid[1] = (unsigned)(i / n[0] % n[1]);
+	b.ctaid[2] = (unsigned)(i / ((uint64_t)n[0] * n[1]));
+	b.shared = w->shared;
+	b.worker = w->index;
+	ag_fault_run(job->k->fn, &b, &fault);
+	if (fault.sig)
+		record_error(&b, cudaErrorIllegalAddress,
+			     "kernel %s: block [%u,%u,%u]: illegal address %p (%s)",
+			     job->k->name, b.ctaid[0], b.ctaid[1], b.ctaid[2], fault.addr,
+			     fault.sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+	if (b.error) {
+		int expected = 0;
+		atomic_compare_exchange_strong(&job->error, &expected, b.error);
+	}
+}
+
+static void run_blocks(struct job *job, struct worker *w)
+{
 	ensure_shared(w, job->shared_bytes);
 	while (!atomic_load_explicit(&job->error, memory_order_relaxed)) {
 		uint64_t i = atomic_fetch_add(&job->next, 1);
 		if (i >= job->nblocks)
 			break;
-		memset(&b, 0, sizeof(b));
-		b.env = &job->env;
-		b.ctaid[0] = (unsigned)(i % n[0]);
-		b.ctaid[1] = (unsigned)(i / n[0] % n[1]);
-		b.ctaid[2] = (unsigned)(i / ((uint64_t)n[0] * n[1]));
-		b.shared = w->shared;
-		b.worker = w->index;
-		ag_fault_run(job->k->fn, &b, &fault);
-		if (fault.sig)
-			record_error(&b, cudaErrorIllegalAddress,
-				     "kernel %s: block [%u,%u,%u]: illegal address %p (%s)",
-				     job->k->name, b.ctaid[0], b.ctaid[1], b.ctaid[2], fault.addr,
-				     fault.sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
-		if (b.error) {
-			int expected = 0;
-			atomic_compare_exchange_strong(&job->error, &expected, b.error);
-		}
+		run_block(job, w, i);
 	}
 }
 
@@ -273,8 +279,100 @@ void ag_exec_free(struct ag_exec *x)
 	free(x);
 }
 
+/* A cooperative grid: every block on its own thread, all resident at once,
+ * so that blocks may wait for each other (grid-wide barriers).  No block
+ * starts until every thread exists. */
+struct resident {
+	struct worker w;
+	struct job *job;
+	pthread_t thread;
+	struct gate *gate;
+};
+
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	int state;              /* 0: wait, 1: run, -1: give up */
+};
+
+static void *resident_main(void *arg)
+{
+	struct resident *r = arg;
+	struct gate *g = r->gate;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->state)
+		pthread_cond_wait(&g->cv, &g->lock);
+	int go = g->state > 0;
+	pthread_mutex_unlock(&g->lock);
+	if (go) {
+		ensure_shared(&r->w, r->job->shared_bytes);
+		run_block(r->job, &r->w, r->w.index);
+	}
+	free(r->w.shared);
+	return NULL;
+}
+
+static void run_resident(struct job *job)
+{
+	struct gate g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	struct resident *r = xcalloc(job->nblocks, sizeof(*r));
+	pthread_attr_t attr;
+	uint64_t started = 0;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, AG_WORKER_STACK);
+	for (; started < job->nblocks; started++) {
+		r[started] = (struct resident){ .w.index = (unsigned)started, .job = job, .gate = &g };
+		if (pthread_create(&r[started].thread, &attr, resident_main, &r[started]) != 0)
+			break;
+	}
+	pthread_attr_destroy(&attr);
+	pthread_mutex_lock(&g.lock);
+	g.state = started == job->nblocks ? 1 : -1;
+	pthread_cond_broadcast(&g.cv);
+	pthread_mutex_unlock(&g.lock);
+	for (uint64_t i = 0; i < started; i++)
+		pthread_join(r[i].thread, NULL);
+	free(r);
+	if (g.state < 0) {
+		atomic_store(&job->error, cudaErrorCooperativeLaunchTooLarge);
+		snprintf(job->msg, job->msglen,
+			 "kernel %s: cannot start a thread for each of %llu cooperative blocks",
+			 job->k->name, (unsigned long long)job->nblocks);
+		job->has_msg = 1;
+	}
+}
+
+/* The pool's way: as many workers as there are blocks to spare. */
+static void run_pooled(struct ag_exec *x, struct job *job)
+{
+	if (!x->started)
+		start_workers(x);
+	uint64_t spare = job->nblocks - 1;
+	unsigned want = spare < x->nworkers ? (unsigned)spare : x->nworkers;
+
+	pthread_mutex_lock(&x->lock);
+	x->job = job;
+	x->want = want;
+	x->joined = 0;
+	x->busy = want;
+	x->gen++;
+	for (unsigned i = 0; i < want; i++)
+		pthread_cond_signal(&x->wake);
+	pthread_mutex_unlock(&x->lock);
+
+	run_blocks(job, &x->workers[x->nworkers]);
+
+	pthread_mutex_lock(&x->lock);
+	while (x->busy)
+		pthread_cond_wait(&x->idle, &x->lock);
+	x->job = NULL;
+	pthread_mutex_unlock(&x->lock);
+}
+
 int ag_exec_run(struct ag_exec *x, const struct ag_kernel_desc *k,
-		const struct ag_kernel_env *env, char *msg, size_t msglen)
+		const struct ag_kernel_env *env, int resident, char *msg, size_t msglen)
 {
 	struct job job = {
 		.k = k,
@@ -292,29 +390,11 @@ int ag_exec_run(struct ag_exec *x, const struct ag_kernel_desc *k,
 	pthread_mutex_init(&job.msg_lock, NULL);
 
 	pthread_mutex_lock(&x->run_lock);
-	if (!x->started)
-		start_workers(x);
 	ag_fault_arm();
-	uint64_t spare = job.nblocks - 1;
-	unsigned want = spare < x->nworkers ? (unsigned)spare : x->nworkers;
-
-	pthread_mutex_lock(&x->lock);
-	x->job = &job;
-	x->want = want;
-	x->joined = 0;
-	x->busy = want;
-	x->gen++;
-	for (unsigned i = 0; i < want; i++)
-		pthread_cond_signal(&x->wake);
-	pthread_mutex_unlock(&x->lock);
-
-	run_blocks(&job, &x->workers[x->nworkers]);
-
-	pthread_mutex_lock(&x->lock);
-	while (x->busy)
-		pthread_cond_wait(&x->idle, &x->lock);
-	x->job = NULL;
-	pthread_mutex_unlock(&x->lock);
+	if (resident)
+		run_resident(&job);
+	else
+		run_pooled(x, &job);
 	pthread_mutex_unlock(&x->run_lock);
 
 	pthread_mutex_destroy(&job.msg_lock);

@@ -26,10 +26,12 @@ struct ag_exec *ag_exec_new(ag_print_fn print, void *print_ctx);
 void ag_exec_free(struct ag_exec *x);
 
 /* Runs every block of the grid env describes with k->fn.  Launches from
- * several threads are run one after the other.  Returns 0 or the first
- * cudaError_t a block reported, with msg (msglen bytes) saying what. */
+ * several threads are run one after the other.  resident: all blocks at
+ * once, each on its own thread (cooperative launches, whose blocks may wait
+ * for each other).  Returns 0 or the first cudaError_t a block reported,
+ * with msg (msglen bytes) saying what. */
 int ag_exec_run(struct ag_exec *x, const struct ag_kernel_desc *k,
-		const struct ag_kernel_env *env, char *msg, size_t msglen);
+		const struct ag_kernel_env *env, int resident, char *msg, size_t msglen);
 
 /* printf.c: formats a device printf call (nvcc's argument buffer, each
  * argument at its natural alignment) into out.  Returns the number of

@@ -144,7 +144,7 @@ static cudaError_t run_cmd(struct ag_backend *b, struct ag_cmd *c, char *msg, si
 			.params = c->u.launch.params,
 			.dyn_shared = cfg->shared,
 		};
-		return ag_exec_run(b->exec, c->u.launch.f->k, &env, msg, msglen);
+		return ag_exec_run(b->exec, c->u.launch.f->k, &env, cfg->cooperative, msg, msglen);
 	}
 	case AG_CMD_COPY:
 		memmove(c->u.copy.dst, c->u.copy.src, c->u.copy.n);

@@ -2,13 +2,15 @@
  * test_cpu_exec.c - the block executor with hand-written kernels (plain C
  * functions of the kernel ABI): every block runs once with the right
  * ctaid, shared memory is per worker and large enough, the first error stops
- * the grid, and the services (printf, assert, malloc) work.
+ * the grid, faults are caught, cooperative grids have all blocks resident,
+ * and the services (printf, assert, malloc) work.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -56,7 +58,7 @@ static void test_every_block_once(void **state)
 	struct ag_kernel_env env = grid_env(7, 5, 3, &pp);
 	/* Twice: the pool is reused from one launch to the next. */
 	for (int run = 1; run <= 2; run++) {
-		assert_int_equal(ag_exec_run(x, &k, &env, msg, sizeof(msg)), 0);
+		assert_int_equal(ag_exec_run(x, &k, &env, 0, msg, sizeof(msg)), 0);
 		for (int i = 0; i < 7 * 5 * 3; i++)
 			assert_int_equal(p.hits[i], run);
 	}
@@ -84,9 +86,9 @@ static void test_shared_memory(void **state)
 
 	struct ag_kernel_env env = grid_env(64, 1, 1, &pm);
 	env.dyn_shared = 100;
-	assert_int_equal(ag_exec_run(x, &k, &env, msg, sizeof(msg)), 0);
+	assert_int_equal(ag_exec_run(x, &k, &env, 0, msg, sizeof(msg)), 0);
 	env.dyn_shared = 40000;	/* grows the buffers */
-	assert_int_equal(ag_exec_run(x, &k, &env, msg, sizeof(msg)), 0);
+	assert_int_equal(ag_exec_run(x, &k, &env, 0, msg, sizeof(msg)), 0);
 	assert_int_equal(misaligned, 0);
 	ag_exec_free(x);
 }
@@ -109,7 +111,7 @@ static void test_first_error_stops(void **state)
 	char msg[256];
 
 	struct ag_kernel_env env = grid_env(1000000, 1, 1, &pr);
-	assert_int_equal(ag_exec_run(x, &k, &env, msg, sizeof(msg)), cudaErrorIllegalAddress);
+	assert_int_equal(ag_exec_run(x, &k, &env, 0, msg, sizeof(msg)), cudaErrorIllegalAddress);
 	assert_true(ran < 1000000);
 	assert_non_null(strstr(msg, "kernel faulty"));
 	assert_non_null(strstr(msg, "thread [5,0,0]"));
@@ -130,7 +132,7 @@ static void test_assert(void **state)
 	char msg[256];
 
 	struct ag_kernel_env env = grid_env(4, 1, 1, NULL);
-	assert_int_equal(ag_exec_run(x, &k, &env, msg, sizeof(msg)), cudaErrorAssert);
+	assert_int_equal(ag_exec_run(x, &k, &env, 0, msg, sizeof(msg)), cudaErrorAssert);
 	assert_non_null(strstr(msg, "k.cu:12"));
 	assert_non_null(strstr(msg, "block [2,0,0]"));
 	assert_non_null(strstr(msg, "`x > 0`"));
@@ -156,12 +158,48 @@ static void test_fault_caught(void **state)
 
 	struct ag_kernel_env env = grid_env(64, 1, 1, &bad);
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(ag_exec_run(x, &wild, &env, msg, sizeof(msg)),
+		assert_int_equal(ag_exec_run(x, &wild, &env, 0, msg, sizeof(msg)),
 				 cudaErrorIllegalAddress);
 		assert_non_null(strstr(msg, "block [3,0,0]: illegal address 0x10"));
 	}
 	env = grid_env(2, 1, 1, NULL);
-	assert_int_equal(ag_exec_run(x, &ok, &env, msg, sizeof(msg)), 0);
+	assert_int_equal(ag_exec_run(x, &ok, &env, 0, msg, sizeof(msg)), 0);
+	ag_exec_free(x);
+}
+
+struct grid_barrier {
+	unsigned arrived, passed;
+	unsigned char *seen;     /* one flag per block */
+};
+
+/* Every block waits at a grid-wide barrier: only possible when all blocks
+ * are resident at once, as in a cooperative launch. */
+static void barrier_kernel(struct ag_block *b)
+{
+	struct grid_barrier *g = *(struct grid_barrier **)b->env->params;
+	unsigned n = b->env->nctaid[0];
+	__atomic_fetch_add(&g->arrived, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&g->arrived, __ATOMIC_SEQ_CST) < n)
+		sched_yield();
+	g->seen[b->ctaid[0]] = 1;
+	__atomic_fetch_add(&g->passed, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_resident_grid(void **state)
+{
+	struct ag_exec *x = ag_exec_new(NULL, NULL);
+	struct ag_kernel_desc k = { .name = "grid_sync", .fn = barrier_kernel, .static_shared = 64 };
+	unsigned n = 4 * (unsigned)sysconf(_SC_NPROCESSORS_ONLN) + 3;
+	struct grid_barrier g = { 0, 0, calloc(n, 1) };
+	struct grid_barrier *pg = &g;
+	char msg[256];
+
+	struct ag_kernel_env env = grid_env(n, 1, 1, &pg);
+	assert_int_equal(ag_exec_run(x, &k, &env, 1, msg, sizeof(msg)), 0);
+	assert_int_equal(g.passed, n);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(g.seen[i], 1);
+	free(g.seen);
 	ag_exec_free(x);
 }
 
@@ -196,7 +234,7 @@ static void test_printf_service(void **state)
 	char msg[256];
 
 	struct ag_kernel_env env = grid_env(8, 1, 1, NULL);
-	assert_int_equal(ag_exec_run(x, &k, &env, msg, sizeof(msg)), 0);
+	assert_int_equal(ag_exec_run(x, &k, &env, 0, msg, sizeof(msg)), 0);
 	assert_int_equal(l.calls, 8);
 	l.text[l.len] = '\0';
 	assert_non_null(strstr(l.text, "block 0 half 0.0\n"));
@@ -212,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_first_error_stops),
 		cmocka_unit_test(test_assert),
 		cmocka_unit_test(test_fault_caught),
+		cmocka_unit_test(test_resident_grid),
 		cmocka_unit_test(test_printf_service),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
