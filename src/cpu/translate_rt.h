@@ -92,7 +92,7 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 	unsigned nw = (nt + 31) / 32, i, l, t, waiting;
 	struct ag_bar bar = { 0, { 0, 0 }, { 1, 1 }, { 0, 0 } };
 	struct ag_warp *ws = malloc(nw * sizeof(*ws));
-	unsigned char *fr = aligned_alloc(64, nw * frame_size + 64);
+	unsigned char *fr = aligned_alloc(64, (nw * frame_size + 63) / 64 * 64);
 
 	if (!ws || !fr) {
 		free(ws);

@@ -51,7 +51,7 @@ static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
 	env.ntid[1] = env.ntid[2] = 1;
 	env.params = (const unsigned char *)&out;
 	x = ag_exec_new(NULL, NULL);
-	if (ag_exec_run(x, d, &env, msg, sizeof(msg)))
+	if (ag_exec_run(x, d, &env, 0, msg, sizeof(msg)))
 		fail_msg("run: %s", msg);
 	ag_exec_free(x);
 	ag_jit_unload(&jm);
