@@ -2,9 +2,12 @@
  * jit.c - the compile cache: translated PTX, compiled by the host C
  * compiler, kept as <sha256>.so and loaded with dlopen.
  *
- * The key hashes the PTX text with everything else that decides the machine
- * code: translator version, kernel ABI, compiler path and version line,
- * compiler flags and the CPU model (-march=native).  A miss writes <key>.c,
+ * The key hashes the translated C text (not the PTX: a translator that
+ * changes its output without a version bump must not hit stale entries;
+ * translating costs milliseconds, compiling seconds) with everything else
+ * that decides the machine code: translator version, kernel ABI, compiler
+ * path and version line, compiler flags and the CPU model (-march=native).
+ * A miss writes <key>.c,
  * compiles it to a temporary name and renames the result into place, so a
  * reader never sees half a file and two processes compiling the same module
  * both succeed.  The .c file stays next to the .so for inspection.
@@ -105,7 +108,7 @@ static void hash_add(EVP_MD_CTX *ctx, const char *s)
 	EVP_DigestUpdate(ctx, s, strlen(s) + 1);
 }
 
-static void cache_key(const char *ptx, size_t len, char key[65])
+static void cache_key(const char *csrc, size_t len, char key[65])
 {
 	static const char hex[] = "0123456789abcdef";
 	struct strbuf ident = STRBUF_INIT;
@@ -125,7 +128,7 @@ static void cache_key(const char *ptx, size_t len, char key[65])
 	for (size_t i = 0; i < sizeof(cc_flags) / sizeof(cc_flags[0]); i++)
 		hash_add(ctx, cc_flags[i]);
 	hash_add(ctx, ag_host_cpuinfo("model name", cpu, sizeof(cpu)));
-	EVP_DigestUpdate(ctx, ptx, len);
+	EVP_DigestUpdate(ctx, csrc, len);
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
 	EVP_MD_CTX_free(ctx);
 	sb_free(&ident);
@@ -256,27 +259,30 @@ static int compile(const char *cfile, const char *sofile, struct strbuf *err)
 	return rc == 0 ? 0 : -1;
 }
 
-/* Translates m and compiles it into sofile. */
-static int build(const struct ptx_module *m, const char *dir, const char *key,
+static int translate(const struct ptx_module *m, struct strbuf *c, struct strbuf *err)
+{
+	struct ptx_error perr = { 0 };
+
+	if (ag_translate(m, c, &perr) == 0)
+		return 0;
+	if (perr.line)
+		sb_addf(err, "PTX line %d: %s", perr.line, perr.msg);
+	else
+		sb_addf(err, "PTX: %s", perr.msg);
+	return -1;
+}
+
+/* Writes <key>.c and compiles it into sofile. */
+static int build(const struct strbuf *c, const char *dir, const char *key,
 		 const char *sofile, struct strbuf *err)
 {
-	struct strbuf c = STRBUF_INIT, cfile = STRBUF_INIT;
-	struct ptx_error perr = { 0 };
+	struct strbuf cfile = STRBUF_INIT;
 	int rc = -1;
 
-	if (ag_translate(m, &c, &perr) != 0) {
-		if (perr.line)
-			sb_addf(err, "PTX line %d: %s", perr.line, perr.msg);
-		else
-			sb_addf(err, "PTX: %s", perr.msg);
-		goto out;
-	}
 	sb_addf(&cfile, "%s/%s.c", dir, key);
-	if (write_file(cfile.buf, c.buf ? c.buf : "", c.len, err) == 0)
+	if (write_file(cfile.buf, c->buf ? c->buf : "", c->len, err) == 0)
 		rc = compile(cfile.buf, sofile, err);
-out:
 	sb_free(&cfile);
-	sb_free(&c);
 	return rc;
 }
 
@@ -309,16 +315,16 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int ag_jit_load(const struct ptx_module *m, const char *ptx, size_t len,
-		struct ag_jit_module *out, struct strbuf *err)
+int ag_jit_load(const struct ptx_module *m, struct ag_jit_module *out, struct strbuf *err)
 {
 	struct strbuf dir = STRBUF_INIT, sofile = STRBUF_INIT, ignored = STRBUF_INIT;
+	struct strbuf c = STRBUF_INIT;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (ag_jit_cache_dir(&dir, err) != 0)
+	if (ag_jit_cache_dir(&dir, err) != 0 || translate(m, &c, err) != 0)
 		goto out;
-	cache_key(ptx, len, out->key);
+	cache_key(c.buf ? c.buf : "", c.len, out->key);
 	sb_addf(&sofile, "%s/%s.so", dir.buf, out->key);
 	/* A damaged cache entry is rebuilt, not reported. */
 	if (access(sofile.buf, R_OK) == 0 && open_so(sofile.buf, out, &ignored) == 0) {
@@ -326,11 +332,12 @@ int ag_jit_load(const struct ptx_module *m, const char *ptx, size_t len,
 		goto out;
 	}
 	double t0 = now_ms();
-	if (build(m, dir.buf, out->key, sofile.buf, err) != 0)
+	if (build(&c, dir.buf, out->key, sofile.buf, err) != 0)
 		goto out;
 	out->compile_ms = now_ms() - t0;
 	rc = open_so(sofile.buf, out, err);
 out:
+	sb_free(&c);
 	sb_free(&ignored);
 	sb_free(&sofile);
 	sb_free(&dir);

@@ -2,8 +2,8 @@
  * jit.h - PTX module to loaded machine code, through a compile cache.
  *
  * The PTX is translated to C (translate.h), compiled by the host C compiler
- * into a shared object named by a SHA-256 of everything that decides its
- * contents, and dlopen'ed.  The cache lives in $ANYGPU_CACHE_DIR, else
+ * into a shared object named by a SHA-256 of that C and of everything else
+ * that decides the machine code, and dlopen'ed.  The cache lives in $ANYGPU_CACHE_DIR, else
  * $XDG_CACHE_HOME/anygpu, else ~/.cache/anygpu; entries are published with
  * rename(2), so processes may share it and compile the same module at once.
  */
@@ -24,11 +24,11 @@ struct ag_jit_module {
 	double compile_ms;                      /* 0 on a cache hit */
 };
 
-/* Loads the module m parsed from ptx (len bytes).  0 on success; -1 with a
- * message in err (the compiler's first lines of stderr and the path of the
- * C file kept for inspection when compiling failed). */
-int ag_jit_load(const struct ptx_module *m, const char *ptx, size_t len,
-		struct ag_jit_module *out, struct strbuf *err);
+/* Translates the parsed module m and loads its machine code, compiling it
+ * on a cache miss.  0 on success; -1 with a message in err (the PTX line
+ * the translator refused; or the compiler's first lines of output and the
+ * path of the C file kept for inspection). */
+int ag_jit_load(const struct ptx_module *m, struct ag_jit_module *out, struct strbuf *err);
 void ag_jit_unload(struct ag_jit_module *jm);
 
 /* The directory of the cache, created (0700) if missing.  0 or -1 with err. */
