@@ -191,13 +191,33 @@ static int emit_addsub(struct tr *t, const struct ptx_insn *in)
 	return rc;
 }
 
+/* mad.cc / madc: the product's low or high half plus c with the carry
+ * flag, as multi-word multiplication uses them. */
+static int emit_mad_carry(struct tr *t, const struct ptx_insn *in, struct tmpl *k, int carry_in)
+{
+	struct strbuf e = STRBUF_INIT;
+	int rc;
+
+	if (k->nsrc != 3 || tr_is_float(k->ty) || k->half || tr_size(k->ty) < 4 ||
+	    tr_has(in, ".wide") || tr_has(in, ".sat"))
+		return tr_unsupported(t, in, "carry");
+	sb_addf(&e, "($T)ag_addc$N(%s, ($U)$3, %s, %s)",
+		tr_has(in, ".hi") ? "($U)ag_mulh$S$N($1, $2)" : "($U)$1 * ($U)$2",
+		carry_in ? "W->ln.cc[l]" : "0", tr_has(in, ".cc") ? "&W->ln.cc[l]" : "NULL");
+	rc = emit_tmpl(t, in, k, e.buf);
+	sb_free(&e);
+	return rc;
+}
+
 static int emit_mul(struct tr *t, const struct ptx_insn *in)
 {
-	int mad = in->opcode[1] == 'a';
+	int mad = in->opcode[1] == 'a', carry_in = in->opcode[3] == 'c';
 	struct tmpl k;
 
-	if (setup(t, in, ".lo .hi .wide .rn .rz .rm .rp .ftz .sat", &k, mad ? 3 : 2))
+	if (setup(t, in, ".lo .hi .wide .rn .rz .rm .rp .ftz .sat .cc", &k, mad ? 3 : 2))
 		return -1;
+	if (carry_in || tr_has(in, ".cc"))
+		return emit_mad_carry(t, in, &k, carry_in);
 	if (k.half && !mad)
 		return emit_half(t, in, &k);
 	if (tr_is_float(k.ty) && k.mode && mad && k.ty == PTX_T_F64)
@@ -549,7 +569,7 @@ tr_emit_fn tr_arith_emitter(const char *opcode)
 		tr_emit_fn fn;
 	} tab[] = {
 		{ "add", emit_addsub }, { "sub", emit_addsub }, { "addc", emit_addsub },
-		{ "subc", emit_addsub }, { "mul", emit_mul }, { "mad", emit_mul },
+		{ "subc", emit_addsub }, { "mul", emit_mul }, { "mad", emit_mul }, { "madc", emit_mul },
 		{ "div", emit_divrem }, { "rem", emit_divrem }, { "min", emit_minmax },
 		{ "max", emit_minmax }, { "abs", emit_absneg }, { "neg", emit_absneg },
 		{ "fma", emit_float_fn }, { "rcp", emit_float_fn }, { "sqrt", emit_float_fn },
