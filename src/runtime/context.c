@@ -100,12 +100,13 @@ static void default_limits(struct rt_device *d)
 	d->limits[cudaLimitDevRuntimePendingLaunchCount] = 2048;
 }
 
+/* Opens d's backend instance; a failure is reported once and kept, as a
+ * GPU that failed to initialise stays failed for the process. */
 static cudaError_t open_device(struct rt_device *d)
 {
 	struct ag_open_args args = { 0 };
-	cudaError_t e;
-
 	struct ag_backend *b;
+	cudaError_t e;
 
 	e = ops->open(d->ordinal, &args, &b);
 	if (e != cudaSuccess) {
@@ -140,9 +141,9 @@ cudaError_t rt_device_get(int ordinal, struct rt_device **out)
 	if (__atomic_load_n(&d->b, __ATOMIC_ACQUIRE))
 		return __atomic_load_n(&d->sticky, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&d->lock);
-	e = d->b ? cudaSuccess : open_device(d);
-	if (e == cudaSuccess)
-		e = d->sticky;
+	if (!d->b && !d->open_error)
+		d->open_error = open_device(d);
+	e = d->open_error ? d->open_error : d->sticky;
 	pthread_mutex_unlock(&d->lock);
 	return e;
 }

@@ -30,6 +30,7 @@ struct rt_device {
 	unsigned generation;           /* bumped by cudaDeviceReset */
 	size_t limits[5];              /* cudaLimit values */
 	cudaError_t sticky;            /* a fault that poisons the device */
+	cudaError_t open_error;        /* why the backend did not open: final */
 	pthread_mutex_t lock;
 };
 
