@@ -180,6 +180,7 @@ if [ ${#only[@]} -gt 0 ]; then
 	kernels=("${only[@]}")
 fi
 
+[ -x "$nvcc" ] || { note "run.sh: nvcc not found (CUDA toolkit 13; set NVCC)"; exit 2; }
 mkdir -p "$out/omp" "$out/cuda" "$out/res"
 build_anygpu
 for k in "${kernels[@]}"; do
@@ -223,7 +224,7 @@ measure() {
 	else
 		any_ms[$k]=$(median "${meds[@]}")
 		if [ ${#walls[@]} -gt 0 ]; then
-			cold_ms[$k]=$(calc "$cold - $(median "${walls[@]}")")
+			printf -v "cold_ms[$k]" '%.0f' "$(calc "$cold - $(median "${walls[@]}")")"
 		fi
 	fi
 }
@@ -336,8 +337,8 @@ echo
 echo "cold compile: the first process of each kernel, with an empty ANYGPU_CACHE_DIR"
 printf '  %-13s %18s %22s\n' kernel "compile (backend)" "wall: cold - cached"
 for k in "${kernels[@]}"; do
-	[ -n "${cold_ms[$k]:-}" ] || continue
-	printf '  %-13s %15d ms %19.0f ms\n' "$k" "${compile[$k]:-0}" "${cold_ms[$k]}"
+	[ -n "${compile[$k]:-}" ] || continue
+	printf '  %-13s %15d ms %19s ms\n' "$k" "${compile[$k]}" "${cold_ms[$k]:--}"
 done
 
 # Start-up: vecadd at its small size, cached, against the same program
