@@ -406,6 +406,36 @@ RT_API cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 	return cudaSuccess;
 }
 
+/* Devices never address each other's memory here: peer copies go through
+ * the host (cudaMemcpyPeer), peer access cannot be enabled. */
+static cudaError_t check_peer(int peerDevice)
+{
+	struct rt_device *d, *peer;
+	cudaError_t e = rt_current(&d);
+
+	if (e == cudaSuccess)
+		e = rt_device_get(peerDevice, &peer);
+	if (e == cudaSuccess && peer == d)
+		e = cudaErrorInvalidDevice;
+	return e;
+}
+
+RT_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+	cudaError_t e = check_peer(peerDevice);
+
+	if (e == cudaSuccess)
+		e = flags ? cudaErrorInvalidValue : cudaErrorPeerAccessUnsupported;
+	return rt_error(e);
+}
+
+RT_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+	cudaError_t e = check_peer(peerDevice);
+
+	return rt_error(e == cudaSuccess ? cudaErrorPeerAccessNotEnabled : e);
+}
+
 RT_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
 	struct rt_device *d;
