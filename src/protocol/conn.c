@@ -22,12 +22,14 @@ void ag_conn_init(struct ag_conn *c, int fd)
 {
 	c->fd = fd;
 	c->ssl = NULL;
+	c->out = (struct ag_wbuf){ 0 };
 	pthread_mutex_init(&c->send_lock, NULL);
 	pthread_mutex_init(&c->ssl_lock, NULL);
 }
 
 void ag_conn_close(struct ag_conn *c)
 {
+	ag_wbuf_free(&c->out);
 	ag_tls_free(c);
 	if (c->fd >= 0)
 		close(c->fd);
@@ -60,6 +62,39 @@ static int send_all(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
+static int write_iov(struct ag_conn *c, struct iovec *iov, int n)
+{
+	return c->ssl ? ag_tls_send(c, iov, n) : send_all(c->fd, iov, n);
+}
+
+/* With send_lock held: the queued frames go out first. */
+static int flush_locked(struct ag_conn *c)
+{
+	struct iovec iov = { c->out.p, c->out.len };
+	int rc;
+
+	if (!c->out.len)
+		return 0;
+	rc = write_iov(c, &iov, 1);
+	c->out.len = 0;
+	return rc;
+}
+
+static int send_error(unsigned op, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "sending %s failed: %s", ag_op_name(op),
+		 errno ? strerror(errno) : "peer closed");
+	return -1;
+}
+
+static int too_large(unsigned op, size_t n, char *err, size_t errlen)
+{
+	if (n <= AG_PROTO_MAX_PAYLOAD)
+		return 0;
+	snprintf(err, errlen, "%s frame of %zu bytes is too large", ag_op_name(op), n);
+	return 1;
+}
+
 int ag_conn_send(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
 		 const void *a, size_t alen, const void *b, size_t blen,
 		 char *err, size_t errlen)
@@ -72,14 +107,45 @@ int ag_conn_send(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
 	};
 	int rc;
 
-	if (alen + blen > AG_PROTO_MAX_PAYLOAD) {
-		snprintf(err, errlen, "%s frame of %zu bytes is too large",
-			 ag_op_name(op), alen + blen);
+	if (too_large(op, alen + blen, err, errlen))
 		return -1;
-	}
 	ag_hdr_encode(&h, hdr);
 	pthread_mutex_lock(&c->send_lock);
-	rc = c->ssl ? ag_tls_send(c, iov, 3) : send_all(c->fd, iov, 3);
+	rc = flush_locked(c) || write_iov(c, iov, 3);
+	pthread_mutex_unlock(&c->send_lock);
+	return rc ? send_error(op, err, errlen) : 0;
+}
+
+int ag_conn_queue(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
+		  const void *a, size_t alen, const void *b, size_t blen,
+		  char *err, size_t errlen)
+{
+	struct ag_frame_hdr h = { .len = (uint32_t)(alen + blen), .op = op,
+				  .flags = flags, .id = id };
+	uint8_t hdr[AG_PROTO_HDR];
+	int rc = 0;
+
+	if (alen + blen > AG_CONN_QUEUE_FRAME)
+		return ag_conn_send(c, op, flags, id, a, alen, b, blen, err, errlen);
+	if (too_large(op, alen + blen, err, errlen))
+		return -1;
+	ag_hdr_encode(&h, hdr);
+	pthread_mutex_lock(&c->send_lock);
+	if (c->out.len + sizeof(hdr) + alen + blen > AG_CONN_QUEUE_MAX)
+		rc = flush_locked(c);
+	ag_put_bytes(&c->out, hdr, sizeof(hdr));
+	ag_put_bytes(&c->out, a, alen);
+	ag_put_bytes(&c->out, b, blen);
+	pthread_mutex_unlock(&c->send_lock);
+	return rc ? send_error(op, err, errlen) : 0;
+}
+
+int ag_conn_flush(struct ag_conn *c, char *err, size_t errlen)
+{
+	int rc;
+
+	pthread_mutex_lock(&c->send_lock);
+	rc = flush_locked(c);
 	pthread_mutex_unlock(&c->send_lock);
 	if (rc)
 		snprintf(err, errlen, "send failed: %s", errno ? strerror(errno) : "peer closed");
@@ -110,27 +176,40 @@ static int recv_all(struct ag_conn *c, void *p, size_t n)
 	return 0;
 }
 
-int ag_conn_recv(struct ag_conn *c, struct ag_frame_hdr *h, uint8_t **payload,
-		 char *err, size_t errlen)
+int ag_conn_recv_hdr(struct ag_conn *c, struct ag_frame_hdr *h, char *err, size_t errlen)
 {
 	uint8_t hdr[AG_PROTO_HDR];
-	int rc;
+	int rc = recv_all(c, hdr, sizeof(hdr));
 
-	*payload = NULL;
-	rc = recv_all(c, hdr, sizeof(hdr));
 	if (rc == 1)
 		return 1;
 	if (rc < 0) {
 		snprintf(err, errlen, "receive failed: %s", strerror(errno));
 		return -1;
 	}
-	if (ag_hdr_decode(hdr, h, err, errlen))
-		return -1;
-	if (!h->len)
+	return ag_hdr_decode(hdr, h, err, errlen);
+}
+
+int ag_conn_recv_body(struct ag_conn *c, const struct ag_frame_hdr *h, void *p, size_t n,
+		      char *err, size_t errlen)
+{
+	if (recv_all(c, p, n) == 0)
 		return 0;
+	snprintf(err, errlen, "connection lost inside a %s frame", ag_op_name(h->op));
+	return -1;
+}
+
+int ag_conn_recv(struct ag_conn *c, struct ag_frame_hdr *h, uint8_t **payload,
+		 char *err, size_t errlen)
+{
+	int rc;
+
+	*payload = NULL;
+	rc = ag_conn_recv_hdr(c, h, err, errlen);
+	if (rc || !h->len)
+		return rc;
 	*payload = xmalloc(h->len);
-	if (recv_all(c, *payload, h->len)) {
-		snprintf(err, errlen, "connection lost inside a %s frame", ag_op_name(h->op));
+	if (ag_conn_recv_body(c, h, *payload, h->len, err, errlen)) {
 		free(*payload);
 		*payload = NULL;
 		return -1;

@@ -22,6 +22,7 @@ struct ag_conn {
 	int fd;
 	pthread_mutex_t send_lock;
 	SSL *ssl;                   /* NULL: plain socket */
+	struct ag_wbuf out;         /* frames queued, not yet sent */
 	pthread_mutex_t ssl_lock;   /* one thread at a time inside OpenSSL */
 };
 
@@ -34,6 +35,23 @@ void ag_conn_close(struct ag_conn *c);
 int ag_conn_send(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
 		 const void *a, size_t alen, const void *b, size_t blen,
 		 char *err, size_t errlen);
+
+/* Like ag_conn_send, but a small frame may wait in the connection's queue
+ * until ag_conn_flush, the queue fills, or the next ag_conn_send, which
+ * sends the queue first: order is kept, and many small asynchronous
+ * requests cost one system call. */
+#define AG_CONN_QUEUE_FRAME (64u << 10)
+#define AG_CONN_QUEUE_MAX (256u << 10)
+int ag_conn_queue(struct ag_conn *c, unsigned op, unsigned flags, uint64_t id,
+		  const void *a, size_t alen, const void *b, size_t blen,
+		  char *err, size_t errlen);
+int ag_conn_flush(struct ag_conn *c, char *err, size_t errlen);
+
+/* A frame in two steps, for a reader that knows where a payload should
+ * land: the header (0, 1 at a clean end, -1), then n bytes of payload. */
+int ag_conn_recv_hdr(struct ag_conn *c, struct ag_frame_hdr *h, char *err, size_t errlen);
+int ag_conn_recv_body(struct ag_conn *c, const struct ag_frame_hdr *h, void *p, size_t n,
+		      char *err, size_t errlen);
 
 /* Receives one frame; *payload is malloc'd (h->len bytes, may be NULL when
  * empty) and the caller frees it.  0 on a frame, 1 when the peer closed the

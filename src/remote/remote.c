@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 struct call {
 	struct call *next;
@@ -65,7 +66,19 @@ struct ag_backend {
 	int reader_started;
 	int dead;
 	char dead_why[256];
+
+	pthread_t flusher;          /* sends queued asynchronous requests */
+	pthread_cond_t flush_cond;
+	int queued, stopping, flusher_started;
+
+	pthread_t hostfn_thread;    /* runs host functions as streams reach them */
+	pthread_cond_t due_cond;
+	struct hostfn *due_head, *due_tail;
+	int hostfn_started;
 };
+
+/* How long queued asynchronous requests wait for company before they go. */
+#define FLUSH_DELAY_US 50
 
 static uint32_t handle_of(const void *p)
 {
@@ -135,31 +148,36 @@ static struct call *find_call(struct ag_backend *b, uint64_t id)
 	return NULL;
 }
 
-/* A DATA frame: u64 offset, then bytes for the waiting call's buffer. */
-static int take_data(struct ag_backend *b, uint64_t id, const uint8_t *p, uint32_t len)
+/* A DATA frame: u64 offset, then bytes read straight into the waiting
+ * call's buffer (the call waits for its reply, which comes after). */
+static int take_data(struct ag_backend *b, const struct ag_frame_hdr *h, char *why,
+		     size_t whylen)
 {
-	struct call *c;
 	uint64_t off;
-	int rc = -1;
+	struct call *c;
+	char *dst = NULL;
 
-	if (len < 8)
-		return -1;
-	memcpy(&off, p, 8);
+	if (h->len < 8 || ag_conn_recv_body(&b->conn, h, &off, 8, why, whylen))
+		goto bad;
 	off = le64toh(off);
 	pthread_mutex_lock(&b->lock);
-	c = find_call(b, id);
-	if (c && c->dst && off <= c->dstlen && len - 8 <= c->dstlen - off) {
-		memcpy((char *)c->dst + off, p + 8, len - 8);
-		rc = 0;
-	}
+	c = find_call(b, h->id);
+	if (c && c->dst && off <= c->dstlen && h->len - 8 <= c->dstlen - off)
+		dst = (char *)c->dst + off;
 	pthread_mutex_unlock(&b->lock);
-	return rc;
+	if (dst)
+		return ag_conn_recv_body(&b->conn, h, dst, h->len - 8, why, whylen);
+bad:
+	snprintf(why, whylen, "unexpected data frame from the server");
+	return -1;
 }
 
-static void run_hostfn(struct ag_backend *b, uint64_t cookie)
+/* The reader hands a host function the server's stream has reached to the
+ * host-function thread: a host function may block for long (until the
+ * program releases it), and replies must still be read meanwhile. */
+static void hostfn_due(struct ag_backend *b, uint64_t cookie)
 {
 	struct hostfn **pp, *f = NULL;
-	char err[128];
 
 	pthread_mutex_lock(&b->lock);
 	for (pp = &b->hostfns; *pp; pp = &(*pp)->next) {
@@ -169,14 +187,48 @@ static void run_hostfn(struct ag_backend *b, uint64_t cookie)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&b->lock);
-	if (f) {
-		f->fn(f->data);
-		free(f);
+	if (!f) {
+		/* Not ours (or already gone): only answered. */
+		f = xcalloc(1, sizeof(*f));
+		f->cookie = cookie;
 	}
-	if (ag_conn_send(&b->conn, AG_OP_HOSTFN_DONE, 0, cookie, NULL, 0, NULL, 0,
-			 err, sizeof(err)))
-		set_dead(b, err);
+	f->next = NULL;
+	if (b->due_tail)
+		b->due_tail->next = f;
+	else
+		b->due_head = f;
+	b->due_tail = f;
+	pthread_cond_broadcast(&b->due_cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void *hostfn_main(void *arg)
+{
+	struct ag_backend *b = arg;
+	struct hostfn *f;
+	char err[128];
+
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		while (!b->due_head && !b->stopping)
+			pthread_cond_wait(&b->due_cond, &b->lock);
+		f = b->due_head;
+		if (!f)
+			break;
+		b->due_head = f->next;
+		if (!b->due_head)
+			b->due_tail = NULL;
+		pthread_mutex_unlock(&b->lock);
+		if (f->fn)
+			f->fn(f->data);
+		if (ag_conn_send(&b->conn, AG_OP_HOSTFN_DONE, 0, f->cookie, NULL, 0, NULL, 0,
+				 err, sizeof(err)))
+			set_dead(b, err);
+		free(f);
+		pthread_mutex_lock(&b->lock);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
 }
 
 static void print_text(struct ag_backend *b, const uint8_t *p, uint32_t len)
@@ -207,41 +259,74 @@ static int handle_frame(struct ag_backend *b, const struct ag_frame_hdr *h, uint
 		}
 		pthread_mutex_unlock(&b->lock);
 		return c ? 0 : -1;
-	case AG_OP_DATA:
-		return take_data(b, h->id, *payload, h->len);
 	case AG_OP_PRINT:
 		print_text(b, *payload, h->len);
 		return 0;
 	case AG_OP_HOSTFN:
-		run_hostfn(b, h->id);
+		hostfn_due(b, h->id);
 		return 0;
 	}
 	return -1;
+}
+
+/* Any frame but DATA: read whole, then handled. */
+static int take_frame(struct ag_backend *b, const struct ag_frame_hdr *h, char *why,
+		      size_t whylen)
+{
+	uint8_t *payload = h->len ? xmalloc(h->len) : NULL;
+	int rc = ag_conn_recv_body(&b->conn, h, payload, h->len, why, whylen);
+
+	if (rc == 0 && handle_frame(b, h, &payload)) {
+		snprintf(why, whylen, "unexpected %s frame from the server", ag_op_name(h->op));
+		rc = -1;
+	}
+	free(payload);
+	return rc;
 }
 
 static void *reader_main(void *arg)
 {
 	struct ag_backend *b = arg;
 	struct ag_frame_hdr h;
-	uint8_t *payload;
 	char why[200];
 	int rc;
 
 	for (;;) {
-		rc = ag_conn_recv(&b->conn, &h, &payload, why, sizeof(why));
+		rc = ag_conn_recv_hdr(&b->conn, &h, why, sizeof(why));
 		if (rc == 1)
 			snprintf(why, sizeof(why), "the server closed the connection");
 		if (rc)
 			break;
-		rc = handle_frame(b, &h, &payload);
-		free(payload);
-		if (rc) {
-			snprintf(why, sizeof(why), "unexpected %s frame from the server",
-				 ag_op_name(h.op));
+		if (h.op == AG_OP_DATA)
+			rc = take_data(b, &h, why, sizeof(why));
+		else
+			rc = take_frame(b, &h, why, sizeof(why));
+		if (rc)
 			break;
-		}
 	}
 	set_dead(b, why);
+	return NULL;
+}
+
+static void *flusher_main(void *arg)
+{
+	struct ag_backend *b = arg;
+	char err[128];
+
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		while (!b->queued && !b->stopping)
+			pthread_cond_wait(&b->flush_cond, &b->lock);
+		if (b->stopping)
+			break;
+		b->queued = 0;
+		pthread_mutex_unlock(&b->lock);
+		usleep(FLUSH_DELAY_US);
+		if (ag_conn_flush(&b->conn, err, sizeof(err)))
+			set_dead(b, err);
+		pthread_mutex_lock(&b->lock);
+	}
+	pthread_mutex_unlock(&b->lock);
 	return NULL;
 }
 
@@ -259,11 +344,17 @@ static cudaError_t post(struct ag_backend *b, unsigned op, const struct ag_wbuf 
 	pthread_mutex_unlock(&b->lock);
 	if (dead)
 		return lost(b);
-	if (ag_conn_send(&b->conn, op, AG_F_NOREPLY, id, req->p, req->len, data, dlen,
-			 err, sizeof(err))) {
+	if (ag_conn_queue(&b->conn, op, AG_F_NOREPLY, id, req->p, req->len, data, dlen,
+			  err, sizeof(err))) {
 		set_dead(b, err);
 		return lost(b);
 	}
+	pthread_mutex_lock(&b->lock);
+	if (!b->queued) {
+		b->queued = 1;
+		pthread_cond_signal(&b->flush_cond);
+	}
+	pthread_mutex_unlock(&b->lock);
 	return cudaSuccess;
 }
 
@@ -469,6 +560,8 @@ static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 	}
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cond, NULL);
+	pthread_cond_init(&b->flush_cond, NULL);
+	pthread_cond_init(&b->due_cond, NULL);
 	if (dial(b, err, sizeof(err))) {
 		fprintf(stderr, "anygpu: remote device %d: %s: %s\n", ordinal, b->server, err);
 		remote_close(b);
@@ -477,7 +570,10 @@ static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 	e = hello(b);
 	if (e == cudaSuccess) {
 		b->reader_started = pthread_create(&b->reader, NULL, reader_main, b) == 0;
-		e = b->reader_started ? fetch_info(b) : cudaErrorOperatingSystem;
+		b->flusher_started = pthread_create(&b->flusher, NULL, flusher_main, b) == 0;
+		b->hostfn_started = pthread_create(&b->hostfn_thread, NULL, hostfn_main, b) == 0;
+		e = b->reader_started && b->flusher_started && b->hostfn_started
+			? fetch_info(b) : cudaErrorOperatingSystem;
 	} else {
 		b->dead = 1;
 	}
@@ -492,11 +588,25 @@ static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 
 static void remote_close(struct ag_backend *b)
 {
+	char err[128];
+
+	pthread_mutex_lock(&b->lock);
+	b->stopping = 1;
+	pthread_cond_broadcast(&b->flush_cond);
+	pthread_cond_broadcast(&b->due_cond);
+	pthread_mutex_unlock(&b->lock);
+	if (b->flusher_started) {
+		pthread_join(b->flusher, NULL);
+		/* Work posted last still reaches the server. */
+		ag_conn_flush(&b->conn, err, sizeof(err));
+	}
 	if (b->reader_started) {
 		/* The reader sees the end of the stream and stops. */
 		shutdown(b->conn.fd, SHUT_RDWR);
 		pthread_join(b->reader, NULL);
 	}
+	if (b->hostfn_started)
+		pthread_join(b->hostfn_thread, NULL);
 	ag_conn_close(&b->conn);
 	while (b->hostfns) {
 		struct hostfn *f = b->hostfns;
@@ -513,6 +623,8 @@ static void remote_close(struct ag_backend *b)
 		free(f);
 	}
 	pthread_cond_destroy(&b->cond);
+	pthread_cond_destroy(&b->flush_cond);
+	pthread_cond_destroy(&b->due_cond);
 	pthread_mutex_destroy(&b->lock);
 	free(b);
 }
