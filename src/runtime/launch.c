@@ -82,9 +82,13 @@ static cudaError_t check_config(const struct rt_device *d, const struct ag_func_
 
 	if (!dims_fit(grid, d->info.max_grid_dim) || !dims_fit(block, d->info.max_block_dim))
 		return cudaErrorInvalidConfiguration;
-	if (threads > (uint64_t)d->info.max_threads_per_block ||
-	    (info->max_threads && threads > info->max_threads))
+	if (threads > (uint64_t)d->info.max_threads_per_block)
 		return cudaErrorInvalidConfiguration;
+	/* Within the device's limit but not the kernel's (.maxntid, or its
+	 * registers): what driver_types.h calls too many threads for the
+	 * kernel's resources. */
+	if (info->max_threads && threads > info->max_threads)
+		return cudaErrorLaunchOutOfResources;
 	if (shared + info->static_shared > d->info.shared_per_block_optin)
 		return cudaErrorInvalidValue;
 	/* All blocks of a cooperative grid must be resident at once. */

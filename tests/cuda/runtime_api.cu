@@ -181,7 +181,9 @@ static void launches()
 	      fa.sharedSizeBytes);
 	int *p;
 	CK(cudaMalloc(&p, 256 * sizeof(int)));
-	bounded<<<1, 256>>>(p);
+	bounded<<<1, 256>>>(p);     /* over its bounds, within the device's */
+	CK_EXPECT(cudaGetLastError(), cudaErrorLaunchOutOfResources);
+	bounded<<<1, 2048>>>(p);    /* over the device's limit */
 	CK_EXPECT(cudaGetLastError(), cudaErrorInvalidConfiguration);
 	bounded<<<1, 128>>>(p);
 	CK(cudaDeviceSynchronize());
