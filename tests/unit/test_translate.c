@@ -40,7 +40,7 @@ static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
 
 	if (ptx_parse(ptx, strlen(ptx), &m, &perr))
 		fail_msg("parse: line %d: %s", perr.line, perr.msg);
-	if (ag_jit_load(m, ptx, strlen(ptx), &jm, &err))
+	if (ag_jit_load(m, &jm, &err))
 		fail_msg("jit: %s", err.buf);
 	for (d = jm.kernels; d->name && strcmp(d->name, k); d++)
 		;
