@@ -103,7 +103,8 @@ build_anygpu() {
 		anygpu_missing="build of cudart and anygpu failed (see $log)"
 		return
 	fi
-	[ -e "$build/lib/libcudart.so.13" ] || anygpu_missing="no $build/lib/libcudart.so.13"
+	[ -e "$build/lib/libcudart.so.13" ] && [ -x "$build/bin/anygpu" ] ||
+		anygpu_missing="no libcudart.so.13 or anygpu in $build"
 }
 
 # --- running ------------------------------------------------------------
@@ -123,12 +124,9 @@ run() {
 	[ -n "$pin" ] && cmd+=(taskset -c "$pin")
 	if [ "$side" = omp ]; then
 		cmd+=(env OMP_NUM_THREADS="$omp_threads")
-	elif [ -x "$build/bin/anygpu" ]; then
+	else
 		cmd+=(env ANYGPU_CACHE_DIR="$cache" ANYGPU_VERBOSE=1
 		      "$build/bin/anygpu" run --backend cpu --)
-	else
-		cmd+=(env ANYGPU_CACHE_DIR="$cache" ANYGPU_VERBOSE=1 ANYGPU_BACKEND=cpu
-		      LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 	fi
 	t0=$(now_ms)
 	timeout "$timeout_s" "${cmd[@]}" "$out/$side/$kernel" "$@" \
@@ -195,8 +193,8 @@ if [ "$mode" = check ] && [ -n "$anygpu_missing" ]; then
 fi
 rm -rf "$cache"
 
-# One side of one kernel, full mode: --runs processes; the first writes the
-# result.  On anygpu the first process is also the cold one (empty cache):
+# One side of one kernel: --runs processes (one in --check); the first
+# writes the result.  On anygpu the first process is also the cold one (empty cache):
 # its extra wall time over the warm ones is the module's compile time.
 measure() {
 	local side=$1 k=$2 i rc meds=() walls=() cold=0 size=()
