@@ -117,7 +117,8 @@ static cudaError_t cpu_open(int ordinal, const struct ag_open_args *args,
 	if (args)
 		b->args = *args;
 	fill_info(&b->info, b->args.mem_limit);
-	b->mem.limit = b->args.mem_limit;
+	/* Never more than the device says it has, quota or not. */
+	b->mem.limit = b->info.total_mem;
 	b->exec = ag_exec_new(b->args.print, b->args.print_ctx);
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->cv, NULL);

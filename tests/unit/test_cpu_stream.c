@@ -104,6 +104,13 @@ static void test_memory(void **state)
 	assert_int_equal(ops->mem_free(b, p), cudaSuccess);
 	assert_int_equal(ops->mem_free(b, p), cudaErrorInvalidValue);
 	assert_non_null(strstr(ops->last_message(b), "not an allocation"));
+
+	/* More than the device has fails cleanly, quota or not. */
+	struct ag_device_info d;
+	ops->info(b, &d);
+	assert_int_equal(ops->mem_alloc(b, d.total_mem + 1, AG_MEM_DEVICE, &q),
+			 cudaErrorMemoryAllocation);
+	assert_int_equal(ops->mem_alloc(b, ~0ull, AG_MEM_DEVICE, &q), cudaErrorMemoryAllocation);
 }
 
 static void test_mem_limit(void **state)
