@@ -200,5 +200,6 @@ const struct ag_backend_ops *ag_backend_find(const char *name);
 
 extern const struct ag_backend_ops ag_cpu_backend;
 extern const struct ag_backend_ops ag_remote_backend;
+extern const struct ag_backend_ops ag_cuda_backend;
 
 #endif

@@ -8,6 +8,7 @@
 static const struct ag_backend_ops *const backends[] = {
 	&ag_cpu_backend,
 	&ag_remote_backend,
+	&ag_cuda_backend,
 };
 
 const struct ag_backend_ops *ag_backend_find(const char *name)
