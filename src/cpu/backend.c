@@ -322,6 +322,7 @@ static void fill_func(struct ag_func *f, struct ag_module *m, const struct ag_ke
 {
 	const struct ptx_func *pf = ptx_find_func(pm, k->name);
 	uint32_t n = pf ? pf->nparams : 0;
+	/* One allocation for the three arrays ptx_param_layout() fills. */
 	uint32_t *off = xcalloc(n + 1, sizeof(*off) * 3);
 	uint32_t *size = off + n + 1, *align = size + n + 1;
 
@@ -338,7 +339,7 @@ static void fill_func(struct ag_func *f, struct ag_module *m, const struct ag_ke
 	f->info.max_threads = k->max_threads ? k->max_threads : 1024;
 	f->info.static_shared = k->static_shared;
 	f->info.local_bytes = k->local_bytes;
-	f->info.nregs = pf && pf->maxnreg ? pf->maxnreg : 32;
+	f->info.nregs = pf ? pf->maxnreg : 0;	/* a CPU has no register budget */
 	f->info.ptx_version = pm->version_major * 10 + pm->version_minor;
 	f->info.binary_version = arch;
 }
