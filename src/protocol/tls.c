@@ -284,6 +284,8 @@ int ag_tls_send(struct ag_conn *c, const struct iovec *iov, int n)
 
 	/* Small pieces (header, fields) go out as one record. */
 	for (int i = 0; i < n; i++) {
+		if (!iov[i].iov_len)
+			continue;
 		if (used + iov[i].iov_len <= sizeof(small)) {
 			memcpy(small + used, iov[i].iov_base, iov[i].iov_len);
 			used += iov[i].iov_len;
