@@ -227,6 +227,8 @@ static int emit_mul(struct tr *t, const struct ptx_insn *in)
 				 "ag_mul_$Pr($1, $2, $M)");
 	if (tr_is_float(k.ty))
 		return emit_tmpl(t, in, &k, mad ? "fma$F($1, $2, $3)" : "$1 * $2");
+	if (tr_has(in, ".sat") && mad && tr_has(in, ".hi") && k.ty == PTX_T_S32)
+		return emit_tmpl(t, in, &k, "ag_sat_s32((int64_t)ag_mulhs32($1, $2) + $3)");
 	if (k.ty == PTX_T_PRED || tr_has(in, ".sat"))
 		return tr_unsupported(t, in, "modifier");
 	if (tr_has(in, ".hi"))
@@ -523,6 +525,19 @@ static int emit_bitfield(struct tr *t, const struct ptx_insn *in)
 			 "($T)ag_bfe$N($1, $2, $3, 0)");
 }
 
+/* lop3.b32 d, a, b, c, lut: any function of three inputs, bitwise. */
+static int emit_lop3(struct tr *t, const struct ptx_insn *in)
+{
+	struct tmpl k;
+
+	if (setup(t, in, "", &k, 4))
+		return -1;
+	if (k.ty != PTX_T_B32)
+		return tr_unsupported(t, in, "type");
+	k.st[3] = PTX_T_U32;
+	return emit_tmpl(t, in, &k, "ag_lop3($1, $2, $3, $4)");
+}
+
 /* sad d, a, b, c: c + |a - b|. */
 static int emit_sad(struct tr *t, const struct ptx_insn *in)
 {
@@ -553,13 +568,23 @@ static int emit_shf(struct tr *t, const struct ptx_insn *in)
 
 static int emit_prmt(struct tr *t, const struct ptx_insn *in)
 {
+	static const char *const modes[] = {
+		"ag_prmt($1, $2, $3, 0)", ".f4e", "ag_prmt($1, $2, $3, 1)", ".b4e",
+		"ag_prmt($1, $2, $3, 2)", ".rc8", "ag_prmt($1, $2, $3, 3)", ".ecl",
+		"ag_prmt($1, $2, $3, 4)", ".ecr", "ag_prmt($1, $2, $3, 5)", ".rc16",
+		"ag_prmt($1, $2, $3, 6)",
+	};
 	struct tmpl k;
+	size_t i;
 
-	if (setup(t, in, "", &k, 3))
+	if (setup(t, in, ".f4e .b4e .rc8 .ecl .ecr .rc16", &k, 3))
 		return -1;
-	if (k.ty != PTX_T_B32)
-		return tr_unsupported(t, in, "only the default mode");
-	return emit_tmpl(t, in, &k, "ag_prmt($1, $2, $3)");
+	if (k.ty != PTX_T_B32 || in->nmods > 2)
+		return tr_unsupported(t, in, "type or mode");
+	for (i = 1; i < sizeof(modes) / sizeof(modes[0]); i += 2)
+		if (tr_has(in, modes[i]))
+			return emit_tmpl(t, in, &k, modes[i + 1]);
+	return emit_tmpl(t, in, &k, modes[0]);
 }
 
 tr_emit_fn tr_arith_emitter(const char *opcode)
@@ -581,7 +606,7 @@ tr_emit_fn tr_arith_emitter(const char *opcode)
 		{ "shl", emit_shift }, { "shr", emit_shift }, { "popc", emit_bits },
 		{ "clz", emit_bits }, { "brev", emit_bits }, { "bfind", emit_bits },
 		{ "bfe", emit_bitfield }, { "bfi", emit_bitfield }, { "prmt", emit_prmt },
-		{ "shf", emit_shf }, { "sad", emit_sad },
+		{ "shf", emit_shf }, { "sad", emit_sad }, { "lop3", emit_lop3 },
 	};
 	size_t i;
 

@@ -202,7 +202,7 @@ AG_INLINE uint##N##_t ag_bfe##N(uint##N##_t a, uint32_t pos, uint32_t len, int s
 { uint32_t p = pos & 0xff, n = len & 0xff, k, msb; uint64_t r;		\
   k = p > N - 1 ? 0 : (n < N - p ? n : N - p);					\
   r = k ? ((uint64_t)a >> p) & (k >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << k) - 1)) : 0; \
-  if (sgn) {									\
+  if (sgn && n) {									\
 	msb = p + n - 1 > N - 1 ? N - 1 : p + n - 1;				\
 	if ((((uint64_t)a >> msb) & 1) && k < 64) r |= ~(uint64_t)0 << k;	\
   }										\
@@ -242,20 +242,41 @@ AG_INLINE uint64_t ag_subc64(uint64_t a, uint64_t b, uint32_t bin, uint8_t *bout
 AG_INLINE int32_t ag_sat_s32(int64_t r)
 { return r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : (int32_t)r; }
 
-/* prmt in its default mode: each selector nibble picks a byte of {b, a}
- * (bit 3 replicates that byte's sign). */
-AG_INLINE uint32_t ag_prmt(uint32_t a, uint32_t b, uint32_t c)
+/* prmt: bytes of {b, a} picked by c.  Mode 0 (default): each selector
+ * nibble picks a byte (bit 3 replicates its sign); the others use
+ * n = c & 3: 1 .f4e, 2 .b4e, 3 .rc8, 4 .ecl, 5 .ecr, 6 .rc16. */
+AG_INLINE uint32_t ag_prmt(uint32_t a, uint32_t b, uint32_t c, int mode)
 {
 	uint64_t x = ((uint64_t)b << 32) | a;
-	uint32_t r = 0, i, s, v;
+	uint32_t r = 0, i, s = 0, v, n = c & 3;
 
 	for (i = 0; i < 4; i++) {
-		s = (c >> (4 * i)) & 0xf;
+		switch (mode) {
+		case 0: s = (c >> (4 * i)) & 0xf; break;
+		case 1: s = (n + i) & 7; break;
+		case 2: s = (n - i) & 7; break;
+		case 3: s = n; break;
+		case 4: s = i > n ? i : n; break;
+		case 5: s = i < n ? i : n; break;
+		default: s = 2 * (n & 1) + (i & 1); break;
+		}
 		v = (uint32_t)(x >> (8 * (s & 7))) & 0xff;
-		if (s & 8)
+		if (mode == 0 && (s & 8))
 			v = (v & 0x80) ? 0xff : 0;
 		r |= v << (8 * i);
 	}
+	return r;
+}
+
+/* lop3: bit i of lut is the result for a, b, c bits (i >> 2, i >> 1 & 1,
+ * i & 1). */
+AG_INLINE uint32_t ag_lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut)
+{
+	uint32_t r = 0, i;
+
+	for (i = 0; i < 8; i++)
+		if (lut >> i & 1)
+			r |= (i & 4 ? a : ~a) & (i & 2 ? b : ~b) & (i & 1 ? c : ~c);
 	return r;
 }
 
