@@ -209,6 +209,7 @@ static cudaError_t do_copy_dtoh(struct session *s, const struct ag_frame_hdr *h,
 	ag_dptr src = ag_get_u64(r);
 	uint64_t n = ag_get_u64(r), off;
 	uint32_t async = ag_get_u32(r);
+	const char *direct = NULL;
 	char err[128];
 
 	DECODED(s, r, h);
@@ -221,15 +222,22 @@ static cudaError_t do_copy_dtoh(struct session *s, const struct ag_frame_hdr *h,
 	for (off = 0; off < n; off += AG_PROTO_CHUNK) {
 		uint64_t len = n - off < AG_PROTO_CHUNK ? n - off : AG_PROTO_CHUNK;
 		uint64_t le_off = htole64(off);
+		const char *data = direct ? direct + off : (const char *)s->chunk;
 		cudaError_t e;
 
-		/* Only the first chunk keeps a synchronous copy's legacy-stream
-		 * semantics; the rest follow on the same stream. */
-		e = s->ops->copy_dtoh(s->b, st, s->chunk, src + off, len, AG_HOST_PAGEABLE,
-				      off ? 1 : !!async);
-		if (e != cudaSuccess)
-			return e;
-		if (ag_conn_send(&s->conn, AG_OP_DATA, 0, h->id, &le_off, 8, s->chunk, len,
+		/* The first chunk's copy waits as the client's copy must (a
+		 * synchronous one with legacy-stream semantics), so the stream
+		 * has reached this copy; where device memory is host memory the
+		 * rest is sent from where it lies, else copied on the stream. */
+		if (!direct) {
+			e = s->ops->copy_dtoh(s->b, st, s->chunk, src + off, len,
+					      AG_HOST_PAGEABLE, off ? 1 : !!async);
+			if (e != cudaSuccess)
+				return e;
+			if (!off)
+				direct = s->ops->host_ptr(s->b, src);
+		}
+		if (ag_conn_send(&s->conn, AG_OP_DATA, 0, h->id, &le_off, 8, data, len,
 				 err, sizeof(err)))
 			return malformed(s, "client gone during a copy: %s", err);
 	}
