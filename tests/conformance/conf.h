@@ -157,12 +157,14 @@ static void run_op(const char *name, op_kernel k, op_ref ref, const inputs &in,
 		u64 want = ref(in.a[i], in.b[i], in.c[i]);
 		if (same(got[i], want))
 			continue;
-		if (bad++ < 4)
-			check(false, "%s: a=%#llx b=%#llx c=%#llx: got %#llx, want %#llx", name,
-			      in.a[i], in.b[i], in.c[i], got[i], want);
+		/* Every wrong instruction shows, not only the first few. */
+		if (bad++ < 3)
+			fprintf(stderr, "%s: a=%#llx b=%#llx c=%#llx: got %#llx, want %#llx\n",
+				name, in.a[i], in.b[i], in.c[i], got[i], want);
 	}
-	if (bad > 4)
-		check(false, "%s: %zu of %zu results differ", name, bad, n);
+	if (bad > 3)
+		fprintf(stderr, "%s: %zu of %zu results differ\n", name, bad, n);
+	failures += bad != 0;
 	op_failures += bad != 0;
 }
 
@@ -216,6 +218,23 @@ static bool same_f64(u64 got, u64 want)
 	if (std::isnan(f64(want)))
 		return std::isnan(f64(got));
 	return got == want;
+}
+
+/* .ftz: a subnormal f32 becomes zero of the same sign. */
+static inline u64 ftz32(u64 v)
+{
+	return (v & 0x7f800000) == 0 ? v & 0x80000000 : v & 0xffffffff;
+}
+
+/* The result of f() computed under rounding mode mode (FE_TONEAREST,
+ * FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD); the host is IEEE 754, so each
+ * basic operation is then the correctly rounded one the ISA asks for. */
+template <typename F> static u64 in_mode(int mode, F f)
+{
+	fesetround(mode);
+	u64 r = f();
+	fesetround(FE_TONEAREST);
+	return r;
 }
 
 /* Corner values of each width and format. */
