@@ -60,6 +60,7 @@ enum ag_op {
 	AG_OP_DATA,             /* a chunk of a device-to-host copy */
 	AG_OP_PRINT,            /* kernel printf text */
 	AG_OP_HOSTFN,           /* a stream reached a host function */
+	AG_OP_STDERR,           /* text the server side wrote to stderr */
 };
 
 #define AG_F_NOREPLY 1u         /* asynchronous: the server sends no reply */

@@ -52,6 +52,7 @@ const char *ag_op_name(unsigned op)
 	case AG_OP_DATA: return "data";
 	case AG_OP_PRINT: return "print";
 	case AG_OP_HOSTFN: return "hostfn";
+	case AG_OP_STDERR: return "stderr";
 	}
 	if (op < sizeof(op_names) / sizeof(op_names[0]) && op_names[op])
 		return op_names[op];

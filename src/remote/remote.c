@@ -265,6 +265,9 @@ static int handle_frame(struct ag_backend *b, const struct ag_frame_hdr *h, uint
 	case AG_OP_HOSTFN:
 		hostfn_due(b, h->id);
 		return 0;
+	case AG_OP_STDERR:
+		fwrite(*payload, 1, h->len, stderr);
+		return 0;
 	}
 	return -1;
 }

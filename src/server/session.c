@@ -11,6 +11,7 @@
  * A frame that does not decode ends the session with a reason.
  */
 #include "server/server.h"
+#include "server/errfwd.h"
 #include "server/tables.h"
 #include "protocol/conn.h"
 #include "util/strbuf.h"
@@ -46,6 +47,7 @@ struct session {
 	int fault;                      /* the session must end */
 	char reason[256];
 	uint8_t *chunk;                 /* staging for device-to-host copies */
+	struct ag_errfwd *errfwd;       /* the worker's stderr, to the client */
 
 	pthread_t reader;
 	pthread_mutex_t lock;
@@ -666,6 +668,7 @@ static void dispatch(struct session *s, const struct ag_frame_hdr *h, const uint
 	}
 	ag_put_u32(&head, (uint32_t)e);
 	ag_put_str(&head, error_message(s, e));
+	ag_errfwd_drain(s->errfwd);
 	if (ag_conn_send(&s->conn, AG_OP_REPLY, 0, h->id, head.p, head.len, out.p, out.len,
 			 err, sizeof(err)))
 		malformed(s, "client gone: %s", err);
@@ -858,6 +861,7 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 		s.fault = 1;
 	} else if (greet(&s, a, &oa.mem_limit) == 0) {
 		s.t.limit = oa.mem_limit;
+		s.errfwd = ag_errfwd_start(&s.conn);
 		e = a->ops->open(a->ordinal, &oa, &s.b);
 		if (e == cudaSuccess) {
 			s.chunk = xmalloc(AG_PROTO_CHUNK);
@@ -874,6 +878,7 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 	used = s.t.used;
 	if (s.b)
 		a->ops->close(s.b);
+	ag_errfwd_stop(s.errfwd);
 	snprintf(reason, len, "%s; freed %llu allocation%s (%llu bytes)", s.reason,
 		 (unsigned long long)allocs, allocs == 1 ? "" : "s", (unsigned long long)used);
 	free(s.chunk);
