@@ -342,7 +342,8 @@ void tr_lanes_begin(struct tr *t, const struct ptx_insn *in)
 {
 	sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]");
 	if (in && in->guard) {
-		sb_adds(&t->code, " && ");
+		/* Both are 0 or 1: '&' keeps the loop free of branches. */
+		sb_adds(&t->code, " & ");
 		tr_guard(t, in, &t->code);
 	}
 	sb_adds(&t->code, ") {\n\t\t\t");
