@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 
 #define MAX_QUEUED (128u << 20)   /* bytes of requests read ahead */
 
@@ -846,6 +847,15 @@ static void serve_requests(struct session *s)
 		s->fault = 1;
 }
 
+#define HELLO_TIMEOUT_S 30
+
+static void set_recv_timeout(int fd, int seconds)
+{
+	struct timeval tv = { .tv_sec = seconds };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
 int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t len)
 {
 	struct session s = { .ops = a->ops };
@@ -857,9 +867,12 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.cond, NULL);
 	ag_tables_init(&s.t);
+	/* A peer that connects and says nothing must not hold a worker. */
+	set_recv_timeout(fd, HELLO_TIMEOUT_S);
 	if (a->tls && ag_conn_tls_accept(&s.conn, a->tls, s.reason, sizeof(s.reason))) {
 		s.fault = 1;
 	} else if (greet(&s, a, &oa.mem_limit) == 0) {
+		set_recv_timeout(fd, 0);
 		s.t.limit = oa.mem_limit;
 		s.errfwd = ag_errfwd_start(&s.conn);
 		e = a->ops->open(a->ordinal, &oa, &s.b);
