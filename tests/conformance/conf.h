@@ -226,13 +226,20 @@ static inline u64 ftz32(u64 v)
 	return (v & 0x7f800000) == 0 ? v & 0x80000000 : v & 0xffffffff;
 }
 
-/* The result of f() computed under rounding mode mode (FE_TONEAREST,
+/*
+ * The result of f() computed under rounding mode mode (FE_TONEAREST,
  * FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD); the host is IEEE 754, so each
- * basic operation is then the correctly rounded one the ISA asks for. */
+ * basic operation is then the correctly rounded one the ISA asks for.
+ * f reads its operands from volatiles and the result goes to one: GCC
+ * may otherwise move the arithmetic across fesetround() even with
+ * -frounding-math (GCC bug 34678).
+ */
 template <typename F> static u64 in_mode(int mode, F f)
 {
+	volatile u64 r;
+
 	fesetround(mode);
-	u64 r = f();
+	r = f();
 	fesetround(FE_TONEAREST);
 	return r;
 }
