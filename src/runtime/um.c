@@ -1,0 +1,241 @@
+/*
+ * um.c - unified memory hints: cudaMemPrefetchAsync, cudaMemAdvise,
+ * cudaStreamAttachMemAsync and what cudaMemRangeGetAttribute(s) reports
+ * back.
+ *
+ * Managed memory is one memory for host and device here, so nothing ever
+ * moves: a hint is checked as CUDA checks it (managed range, valid
+ * location, flags) and remembered, for the whole allocation, in the
+ * allocation table, so that the range attributes read back what was said.
+ * The CUDA 13 and CUDA 12 entry points (whose signatures differ) are in
+ * abi13.c and abi12.c; they call rt_mem_prefetch and rt_mem_advise.
+ */
+#include "rt.h"
+
+#include <string.h>
+
+/* The managed allocation that holds [p, p + count). */
+static cudaError_t managed_range(const void *p, size_t count, struct rt_range *r)
+{
+	if (!p || !count || !rt_mem_find(p, r) || r->kind != RT_MEM_MANAGED ||
+	    (uintptr_t)p - r->base + count > r->size)
+		return cudaErrorInvalidValue;
+	return cudaSuccess;
+}
+
+static cudaError_t check_location(struct cudaMemLocation loc)
+{
+	struct rt_device *d;
+
+	switch (loc.type) {
+	case cudaMemLocationTypeDevice:
+		if (loc.id < 0 || loc.id >= rt_device_count())
+			return cudaErrorInvalidDevice;
+		return rt_device_get(loc.id, &d);
+	case cudaMemLocationTypeHost:
+	case cudaMemLocationTypeHostNumaCurrent:
+		return cudaSuccess;
+	case cudaMemLocationTypeHostNuma:
+		return loc.id == 0 ? cudaSuccess : cudaErrorInvalidValue;
+	default:
+		return cudaErrorInvalidValue;
+	}
+}
+
+cudaError_t rt_mem_prefetch(const void *p, size_t count, struct cudaMemLocation loc,
+			    unsigned flags, cudaStream_t stream, int per_thread_default)
+{
+	struct rt_device *d;
+	struct ag_stream *s;
+	struct rt_range r;
+	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
+
+	if (e != cudaSuccess)
+		return rt_result(d, e);
+	if (flags)
+		return rt_error(cudaErrorInvalidValue);
+	e = managed_range(p, count, &r);
+	if (e == cudaSuccess)
+		e = check_location(loc);
+	if (e != cudaSuccess)
+		return rt_error(e);
+	r.advice.prefetched = loc;
+	rt_mem_set_advice(r.base, &r.advice);
+	return cudaSuccess;
+}
+
+static void set_accessed_by(struct rt_advice *a, struct cudaMemLocation loc, int on)
+{
+	if (loc.type == cudaMemLocationTypeDevice) {
+		if (on)
+			a->accessed_by |= 1u << loc.id;
+		else
+			a->accessed_by &= ~(1u << loc.id);
+	} else {
+		a->accessed_by_host = on;
+	}
+}
+
+cudaError_t rt_mem_advise(const void *p, size_t count, enum cudaMemoryAdvise advice,
+			  struct cudaMemLocation loc)
+{
+	struct rt_range r;
+	cudaError_t e;
+
+	if (advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy)
+		return rt_error(cudaErrorInvalidValue);
+	e = managed_range(p, count, &r);
+	/* The read-mostly and unset-preferred advice ignore the location. */
+	if (e == cudaSuccess && advice != cudaMemAdviseSetReadMostly &&
+	    advice != cudaMemAdviseUnsetReadMostly && advice != cudaMemAdviseUnsetPreferredLocation)
+		e = check_location(loc);
+	if (e != cudaSuccess)
+		return rt_error(e);
+	switch (advice) {
+	case cudaMemAdviseSetReadMostly:
+	case cudaMemAdviseUnsetReadMostly:
+		r.advice.read_mostly = advice == cudaMemAdviseSetReadMostly;
+		break;
+	case cudaMemAdviseSetPreferredLocation:
+		r.advice.preferred = loc;
+		break;
+	case cudaMemAdviseUnsetPreferredLocation:
+		memset(&r.advice.preferred, 0, sizeof(r.advice.preferred));
+		break;
+	default:
+		set_accessed_by(&r.advice, loc, advice == cudaMemAdviseSetAccessedBy);
+		break;
+	}
+	rt_mem_set_advice(r.base, &r.advice);
+	return cudaSuccess;
+}
+
+/* A location as the legacy int attributes give it: a device ordinal,
+ * cudaCpuDeviceId for the host, cudaInvalidDeviceId for none. */
+static int legacy_id(struct cudaMemLocation loc)
+{
+	switch (loc.type) {
+	case cudaMemLocationTypeDevice:
+		return loc.id;
+	case cudaMemLocationTypeInvalid:
+		return cudaInvalidDeviceId;
+	default:
+		return cudaCpuDeviceId;
+	}
+}
+
+static void accessed_by(const struct rt_advice *a, int *out, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = cudaInvalidDeviceId;
+	if (a->accessed_by_host && k < n)
+		out[k++] = cudaCpuDeviceId;
+	for (int dev = 0; dev < RT_MAX_DEVICES && k < n; dev++)
+		if (a->accessed_by & (1u << dev))
+			out[k++] = dev;
+}
+
+static cudaError_t range_attribute(void *data, size_t size, enum cudaMemRangeAttribute attr,
+				   const struct rt_advice *a)
+{
+	int *v = data;
+
+	if (!data || size < sizeof(int) || size % sizeof(int))
+		return cudaErrorInvalidValue;
+	if (attr == cudaMemRangeAttributeAccessedBy) {
+		accessed_by(a, v, size / sizeof(int));
+		return cudaSuccess;
+	}
+	if (size != sizeof(int))
+		return cudaErrorInvalidValue;
+	switch (attr) {
+	case cudaMemRangeAttributeReadMostly:
+		*v = a->read_mostly;
+		break;
+	case cudaMemRangeAttributePreferredLocation:
+		*v = legacy_id(a->preferred);
+		break;
+	case cudaMemRangeAttributeLastPrefetchLocation:
+		*v = legacy_id(a->prefetched);
+		break;
+	case cudaMemRangeAttributePreferredLocationType:
+		*v = a->preferred.type;
+		break;
+	case cudaMemRangeAttributePreferredLocationId:
+		*v = a->preferred.id;
+		break;
+	case cudaMemRangeAttributeLastPrefetchLocationType:
+		*v = a->prefetched.type;
+		break;
+	case cudaMemRangeAttributeLastPrefetchLocationId:
+		*v = a->prefetched.id;
+		break;
+	default:
+		return cudaErrorInvalidValue;
+	}
+	return cudaSuccess;
+}
+
+RT_API cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize,
+					    enum cudaMemRangeAttribute attribute,
+					    const void *devPtr, size_t count)
+{
+	struct rt_range r;
+	cudaError_t e = managed_range(devPtr, count, &r);
+
+	if (e == cudaSuccess)
+		e = range_attribute(data, dataSize, attribute, &r.advice);
+	return rt_error(e);
+}
+
+RT_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+					     enum cudaMemRangeAttribute *attributes,
+					     size_t numAttributes, const void *devPtr, size_t count)
+{
+	struct rt_range r;
+	cudaError_t e = managed_range(devPtr, count, &r);
+
+	if (e == cudaSuccess && (!data || !dataSizes || !attributes || !numAttributes))
+		e = cudaErrorInvalidValue;
+	for (size_t i = 0; e == cudaSuccess && i < numAttributes; i++)
+		e = range_attribute(data[i], dataSizes[i], attributes[i], &r.advice);
+	return rt_error(e);
+}
+
+#define ATTACH_FLAGS (cudaMemAttachGlobal | cudaMemAttachHost | cudaMemAttachSingle)
+
+/* Which stream may touch a managed range: host and device share it here,
+ * so only the arguments matter.  length 0 means the whole allocation. */
+static cudaError_t attach(cudaStream_t stream, void *p, size_t length, unsigned flags,
+			  int per_thread_default)
+{
+	struct rt_device *d;
+	struct ag_stream *s;
+	struct rt_range r;
+	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
+
+	if (e != cudaSuccess)
+		return rt_result(d, e);
+	if (!flags || (flags & ~(unsigned)ATTACH_FLAGS) || (flags & (flags - 1)))
+		return rt_error(cudaErrorInvalidValue);
+	if (!length)
+		e = rt_mem_find(p, &r) && r.kind == RT_MEM_MANAGED && r.base == (uintptr_t)p
+		    ? cudaSuccess : cudaErrorInvalidValue;
+	else
+		e = managed_range(p, length, &r);
+	return rt_error(e);
+}
+
+RT_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+					    unsigned int flags)
+{
+	return attach(stream, devPtr, length, flags, 0);
+}
+
+RT_API cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+						 size_t length, unsigned int flags)
+{
+	return attach(stream, devPtr, length, flags, 1);
+}
