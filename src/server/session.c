@@ -11,7 +11,7 @@
  * A frame that does not decode ends the session with a reason.
  */
 #include "server/server.h"
-#include "server/errfwd.h"
+#include "server/outfwd.h"
 #include "server/tables.h"
 #include "protocol/conn.h"
 #include "util/strbuf.h"
@@ -48,7 +48,7 @@ struct session {
 	int fault;                      /* the session must end */
 	char reason[256];
 	uint8_t *chunk;                 /* staging for device-to-host copies */
-	struct ag_errfwd *errfwd;       /* the worker's stderr, to the client */
+	struct ag_outfwd *out, *err;    /* the worker's stdout and stderr */
 
 	pthread_t reader;
 	pthread_mutex_t lock;
@@ -669,7 +669,8 @@ static void dispatch(struct session *s, const struct ag_frame_hdr *h, const uint
 	}
 	ag_put_u32(&head, (uint32_t)e);
 	ag_put_str(&head, error_message(s, e));
-	ag_errfwd_drain(s->errfwd);
+	ag_outfwd_drain(s->out);
+	ag_outfwd_drain(s->err);
 	if (ag_conn_send(&s->conn, AG_OP_REPLY, 0, h->id, head.p, head.len, out.p, out.len,
 			 err, sizeof(err)))
 		malformed(s, "client gone: %s", err);
@@ -874,7 +875,8 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 	} else if (greet(&s, a, &oa.mem_limit) == 0) {
 		set_recv_timeout(fd, 0);
 		s.t.limit = oa.mem_limit;
-		s.errfwd = ag_errfwd_start(&s.conn);
+		s.out = ag_outfwd_start(&s.conn, 1, AG_OP_PRINT);
+		s.err = ag_outfwd_start(&s.conn, 2, AG_OP_STDERR);
 		e = a->ops->open(a->ordinal, &oa, &s.b);
 		if (e == cudaSuccess) {
 			s.chunk = xmalloc(AG_PROTO_CHUNK);
@@ -891,7 +893,8 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 	used = s.t.used;
 	if (s.b)
 		a->ops->close(s.b);
-	ag_errfwd_stop(s.errfwd);
+	ag_outfwd_stop(s.out);
+	ag_outfwd_stop(s.err);
 	snprintf(reason, len, "%s; freed %llu allocation%s (%llu bytes)", s.reason,
 		 (unsigned long long)allocs, allocs == 1 ? "" : "s", (unsigned long long)used);
 	free(s.chunk);
