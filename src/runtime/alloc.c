@@ -7,7 +7,7 @@
  * page-aligned memory the runtime allocates itself.  Every range goes into
  * the allocation table, which is how copies know what a pointer is.
  */
-#include "rt.h"
+#include "graph.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -35,6 +35,8 @@ static cudaError_t device_alloc(void **ptr, size_t size, enum ag_mem_kind kind)
 		return rt_error(cudaErrorInvalidValue);
 	*ptr = NULL;
 	e = rt_current(&d);
+	if (e == cudaSuccess)
+		e = rt_capture_unsafe_check(0);
 	if (e != cudaSuccess || size == 0)
 		return rt_result(d, e);
 	e = rt_ops()->mem_alloc(d->b, size, kind, &p);
@@ -97,6 +99,8 @@ RT_API cudaError_t cudaFree(void *devPtr)
 	struct rt_range r;
 	cudaError_t e = rt_current(&d);
 
+	if (e == cudaSuccess)
+		e = rt_capture_unsafe_check(0);
 	if (e != cudaSuccess || !devPtr)
 		return rt_result(d, e);
 	if (!rt_mem_find(devPtr, &r) || r.base != (uintptr_t)devPtr ||
@@ -242,54 +246,6 @@ RT_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attrib
 		attributes->hostPointer = NULL;
 	}
 	return cudaSuccess;
-}
-
-/* Stream-ordered allocation, done eagerly: the memory exists before the
- * stream reaches the allocation, which no correct program can observe;
- * the free waits for the stream's earlier work. */
-static cudaError_t malloc_async(void **devPtr, size_t size, cudaStream_t stream,
-				int per_thread_default)
-{
-	struct rt_device *d;
-	struct ag_stream *s;
-	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
-
-	if (e != cudaSuccess)
-		return rt_result(d, e);
-	return device_alloc(devPtr, size, AG_MEM_DEVICE);
-}
-
-RT_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
-{
-	return malloc_async(devPtr, size, hStream, 0);
-}
-
-RT_API cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
-{
-	return malloc_async(devPtr, size, hStream, 1);
-}
-
-static cudaError_t free_async(void *devPtr, cudaStream_t stream, int per_thread_default)
-{
-	struct rt_device *d;
-	struct ag_stream *s;
-	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
-
-	if (e == cudaSuccess)
-		e = rt_ops()->stream_sync(d->b, s);
-	if (e != cudaSuccess)
-		return rt_result(d, e);
-	return cudaFree(devPtr);
-}
-
-RT_API cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
-{
-	return free_async(devPtr, hStream, 0);
-}
-
-RT_API cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
-{
-	return free_async(devPtr, hStream, 1);
 }
 
 /* Placement hints for managed memory: one memory for host and device here,

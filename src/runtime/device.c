@@ -7,7 +7,7 @@
  * views cannot disagree.  anygpu has no textures or surfaces, so their size
  * limits read 0.
  */
-#include "rt.h"
+#include "graph.h"
 
 #include <cuda_profiler_api.h>
 #include <stdio.h>
@@ -235,13 +235,19 @@ RT_API cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned
 	return rt_error(rt_device_get(device, &d));
 }
 
+/* Waiting for the whole device conflicts with any capture; once idle,
+ * memory pools may release memory. */
 RT_API cudaError_t cudaDeviceSynchronize(void)
 {
 	struct rt_device *d;
 	cudaError_t e = rt_current(&d);
 
 	if (e == cudaSuccess)
+		e = rt_capture_unsafe_check(1);
+	if (e == cudaSuccess)
 		e = rt_ops()->synchronize(d->b);
+	if (e == cudaSuccess)
+		rt_pools_release(d);
 	return rt_result(d, e);
 }
 

@@ -2,9 +2,9 @@
  * event.c - events: create, record, wait for, query, time, destroy.
  *
  * A cudaEvent_t is a struct rt_event that remembers its device; the backend
- * does the work.
+ * does the work.  Recording on a capturing stream is capture.c's business.
  */
-#include "rt.h"
+#include "graph.h"
 
 #include <stdlib.h>
 
@@ -76,6 +76,7 @@ RT_API cudaError_t cudaEventDestroy(cudaEvent_t event)
 	if (!ev || !rt_handle_remove(&live, &ev->h))
 		return rt_error(cudaErrorInvalidResourceHandle);
 	err = rt_device_get(ev->h.dev, &d);
+	rt_capture_forget_event(ev->e);
 	if (d && d->b)
 		err = rt_ops()->event_destroy(d->b, ev->e);
 	free(ev);
@@ -88,6 +89,7 @@ static cudaError_t event_record(cudaEvent_t event, cudaStream_t stream, unsigned
 	struct rt_device *d, *sd;
 	struct ag_stream *s;
 	struct ag_event *e;
+	int captured = 0;
 	cudaError_t err;
 
 	if (flags & ~(unsigned)cudaEventRecordExternal)
@@ -99,6 +101,8 @@ static cudaError_t event_record(cudaEvent_t event, cudaStream_t stream, unsigned
 	if (err == cudaSuccess && sd != d)
 		err = cudaErrorInvalidResourceHandle;   /* as CUDA: event and stream differ */
 	if (err == cudaSuccess)
+		err = rt_capture_record(d, s, event, e, flags, &captured);
+	if (err == cudaSuccess && !captured)
 		err = rt_ops()->event_record(d->b, e, s);
 	return rt_result(d, err);
 }
@@ -125,7 +129,9 @@ RT_API cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t
 	return event_record(event, stream, flags, 1);
 }
 
-/* Synchronize or query: a backend call on the event alone. */
+/* Synchronize or query: a backend call on the event alone, which has no
+ * meaning for an event recorded in a capture.  Once the event has
+ * happened, pools may release memory. */
 static cudaError_t event_call(cudaEvent_t event,
 			      cudaError_t (*op)(struct ag_backend *, struct ag_event *))
 {
@@ -134,7 +140,11 @@ static cudaError_t event_call(cudaEvent_t event,
 	cudaError_t err = rt_event_get(event, &d, &e);
 
 	if (err == cudaSuccess)
+		err = rt_capture_event_check(e);
+	if (err == cudaSuccess)
 		err = op(d->b, e);
+	if (err == cudaSuccess)
+		rt_pools_release(d);
 	return rt_result(d, err);
 }
 

@@ -7,9 +7,10 @@
  * arguments, without sizes.  The sizes and offsets come from the kernel's
  * PTX .param list (struct ag_func_info), which the backend gives when the
  * kernel is first resolved on a device: the arguments are packed into one
- * block and handed to the backend, which queues the launch and returns.
+ * block and handed to the backend, which queues the launch and returns;
+ * on a capturing stream the packed launch becomes a graph node instead.
  */
-#include "rt.h"
+#include "graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -105,40 +106,110 @@ static void pack_params(const struct ag_func_info *info, void **args, unsigned c
 		memcpy(buf + info->params[i].offset, args[i], info->params[i].size);
 }
 
-static cudaError_t launch(struct rt_kernel *k, dim3 grid, dim3 block, void **args,
-			  size_t shared, cudaStream_t stream, int per_thread_default,
-			  int cooperative)
+cudaError_t rt_kernel_pack(struct rt_kernel *k, struct rt_device *d, void **args,
+			   void **buf, uint32_t *bytes)
 {
 	const struct ag_func_info *info;
-	struct ag_launch_cfg cfg = { 0 };
-	unsigned char small[4096], *buf = small;
-	struct rt_device *d;
-	struct ag_stream *s;
 	struct ag_func *f;
-	cudaError_t e;
+	cudaError_t e = rt_kernel_func(k, d, &f, &info);
 
-	if (!k)
-		return rt_error(cudaErrorInvalidDeviceFunction);
-	e = rt_stream_get(stream, per_thread_default, &d, &s);
-	if (e == cudaSuccess)
-		e = rt_kernel_func(k, d, &f, &info);
-	if (e == cudaSuccess)
-		e = check_config(d, info, grid, block, shared, cooperative);
 	if (e == cudaSuccess && info->nparams && !args)
 		e = cudaErrorInvalidValue;
 	if (e != cudaSuccess)
-		return rt_result(d, e);
-	if (info->param_bytes > sizeof(small))
-		buf = xmalloc(info->param_bytes);
-	pack_params(info, args, buf);
+		return e;
+	*buf = xmalloc(info->param_bytes ? info->param_bytes : 1);
+	*bytes = info->param_bytes;
+	pack_params(info, args, *buf);
+	return cudaSuccess;
+}
+
+/* What a launch needs before its arguments: the stream, the kernel on the
+ * stream's device, and a configuration that fits both. */
+struct prepared {
+	struct rt_device *d;
+	struct ag_stream *s;
+	struct ag_func *f;
+	const struct ag_func_info *info;
+};
+
+static cudaError_t prepare(struct rt_kernel *k, dim3 grid, dim3 block, size_t shared,
+			   cudaStream_t stream, int per_thread_default, int cooperative,
+			   struct prepared *pr)
+{
+	cudaError_t e;
+
+	pr->d = NULL;
+	if (!k)
+		return cudaErrorInvalidDeviceFunction;
+	e = rt_stream_get(stream, per_thread_default, &pr->d, &pr->s);
+	if (e == cudaSuccess)
+		e = rt_kernel_func(k, pr->d, &pr->f, &pr->info);
+	if (e == cudaSuccess)
+		e = check_config(pr->d, pr->info, grid, block, shared, cooperative);
+	return e;
+}
+
+/* Queues the launch, or records it as a node when the stream captures. */
+static cudaError_t submit(const struct prepared *pr, struct rt_kernel *k, dim3 grid,
+			  dim3 block, size_t shared, int cooperative, const void *params)
+{
+	struct rt_node_params p = { .type = cudaGraphNodeTypeKernel };
+	struct ag_launch_cfg cfg = { 0 };
+	int captured;
+	cudaError_t e;
+
+	p.u.kernel.k = k;
+	p.u.kernel.func = k;
+	p.u.kernel.grid = grid;
+	p.u.kernel.block = block;
+	p.u.kernel.cooperative = cooperative;
+	p.u.kernel.shared = (unsigned)shared;
+	p.u.kernel.params = params;
+	p.u.kernel.bytes = pr->info->param_bytes;
+	e = rt_capture_op(pr->d, pr->s, &p, &captured);
+	if (e != cudaSuccess || captured)
+		return e;
 	cfg.grid[0] = grid.x, cfg.grid[1] = grid.y, cfg.grid[2] = grid.z;
 	cfg.block[0] = block.x, cfg.block[1] = block.y, cfg.block[2] = block.z;
 	cfg.shared = (uint32_t)shared;
 	cfg.cooperative = cooperative;
-	e = rt_ops()->launch(d->b, s, f, &cfg, buf, info->param_bytes);
+	return rt_ops()->launch(pr->d->b, pr->s, pr->f, &cfg, params, pr->info->param_bytes);
+}
+
+static cudaError_t launch(struct rt_kernel *k, dim3 grid, dim3 block, void **args,
+			  size_t shared, cudaStream_t stream, int per_thread_default,
+			  int cooperative)
+{
+	unsigned char small[4096], *buf = small;
+	struct prepared pr;
+	cudaError_t e;
+
+	e = prepare(k, grid, block, shared, stream, per_thread_default, cooperative, &pr);
+	if (e == cudaSuccess && pr.info->nparams && !args)
+		e = cudaErrorInvalidValue;
+	if (e != cudaSuccess)
+		return rt_result(pr.d, e);
+	if (pr.info->param_bytes > sizeof(small))
+		buf = xmalloc(pr.info->param_bytes);
+	pack_params(pr.info, args, buf);
+	e = submit(&pr, k, grid, block, shared, cooperative, buf);
 	if (buf != small)
 		free(buf);
-	return rt_result(d, e);
+	return rt_result(pr.d, e);
+}
+
+cudaError_t rt_launch_packed(struct rt_kernel *k, dim3 grid, dim3 block, size_t shared,
+			     int cooperative, const void *params, uint32_t bytes,
+			     cudaStream_t stream)
+{
+	struct prepared pr;
+	cudaError_t e = prepare(k, grid, block, shared, stream, 0, cooperative, &pr);
+
+	if (e == cudaSuccess && bytes != pr.info->param_bytes)
+		e = cudaErrorInvalidValue;
+	if (e == cudaSuccess)
+		e = submit(&pr, k, grid, block, shared, cooperative, params);
+	return rt_result(pr.d, e);
 }
 
 RT_API cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,

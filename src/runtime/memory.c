@@ -8,8 +8,10 @@
  * table, an explicit kind demands that the table agree where it names
  * device memory.  A device pointer the table does not know, or a range that
  * runs past its allocation, is cudaErrorInvalidValue, never a stray access.
+ * On a capturing stream an asynchronous copy or fill becomes a graph node;
+ * a synchronous one is refused while a capture forbids it.
  */
-#include "rt.h"
+#include "graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +138,42 @@ static int valid_kind(enum cudaMemcpyKind kind)
 	return (unsigned)kind <= cudaMemcpyDefault;
 }
 
+/* Asks capture about an operation on stream s: p is the node an
+ * asynchronous one would become; a synchronous one cannot be captured. */
+static cudaError_t capture(struct rt_device *d, struct ag_stream *s, int async,
+			   const struct rt_node_params *p, int *captured)
+{
+	cudaError_t e = async ? cudaSuccess : rt_capture_unsafe_check(0);
+
+	*captured = 0;
+	if (e == cudaSuccess)
+		e = rt_capture_op(d, s, async ? p : NULL, captured);
+	return e;
+}
+
+static struct cudaPitchedPtr pitched(const void *p, size_t pitch, size_t width, size_t height)
+{
+	struct cudaPitchedPtr pp = { (void *)p, pitch, width, height };
+
+	return pp;
+}
+
+static cudaError_t capture_copy(void *dst, size_t dpitch, const void *src, size_t spitch,
+				size_t width, size_t height, enum cudaMemcpyKind kind,
+				struct rt_device *d, struct ag_stream *s, int async,
+				int *captured)
+{
+	struct rt_node_params p = { .type = cudaGraphNodeTypeMemcpy };
+
+	p.u.copy.srcPtr = pitched(src, spitch, width, height);
+	p.u.copy.dstPtr = pitched(dst, dpitch, width, height);
+	p.u.copy.extent.width = width;
+	p.u.copy.extent.height = height;
+	p.u.copy.extent.depth = 1;
+	p.u.copy.kind = kind;
+	return capture(d, s, async, &p, captured);
+}
+
 /* A 2D copy is height rows of width bytes; a contiguous one is one copy. */
 static cudaError_t copy_rows(void *dst, size_t dpitch, const void *src, size_t spitch,
 			     size_t width, size_t height, enum cudaMemcpyKind kind,
@@ -143,6 +181,7 @@ static cudaError_t copy_rows(void *dst, size_t dpitch, const void *src, size_t s
 {
 	struct rt_device *sd, *used = NULL;
 	struct ag_stream *s;
+	int captured = 0;
 	cudaError_t e;
 
 	if (!valid_kind(kind))
@@ -150,7 +189,10 @@ static cudaError_t copy_rows(void *dst, size_t dpitch, const void *src, size_t s
 	if (dpitch < width || spitch < width)
 		return rt_error(cudaErrorInvalidPitchValue);
 	e = rt_stream_get(stream, per_thread_default, &sd, &s);
-	if (e != cudaSuccess || !width || !height)
+	if (e == cudaSuccess && width && height)
+		e = capture_copy(dst, dpitch, src, spitch, width, height, kind, sd, s, async,
+				 &captured);
+	if (e != cudaSuccess || captured || !width || !height)
 		return rt_result(sd, e);
 	if (height == 1 || (dpitch == width && spitch == width))
 		return rt_result(used, copy_one(dst, src, width * height, kind, sd, s, async,
@@ -234,23 +276,33 @@ RT_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src
 static cudaError_t fill_rows(void *ptr, size_t pitch, int value, size_t width, size_t height,
 			     cudaStream_t stream, int async, int per_thread_default)
 {
+	struct rt_node_params p = { .type = cudaGraphNodeTypeMemset };
 	struct rt_device *sd;
 	struct ag_stream *s;
 	struct side ds;
+	int captured = 0;
 	cudaError_t e;
 
 	if (pitch < width)
 		return rt_error(cudaErrorInvalidPitchValue);
+	p.u.fill.dst = ptr;
+	p.u.fill.pitch = pitch;
+	p.u.fill.value = (unsigned char)value;
+	p.u.fill.elementSize = 1;
+	p.u.fill.width = width;
+	p.u.fill.height = height;
 	e = rt_stream_get(stream, per_thread_default, &sd, &s);
 	if (e != cudaSuccess || !width || !height)
 		return rt_result(sd, e);
 	e = resolve(ptr, pitch * (height - 1) + width, WANT_DEVICE, &ds);
-	if (e == cudaSuccess && ds.d != sd) {
+	if (e == cudaSuccess)
+		e = capture(sd, s, async, &p, &captured);
+	if (e == cudaSuccess && !captured && ds.d != sd) {
 		e = rt_ops()->stream_sync(sd->b, s);
 		s = NULL;
 		async = 0;
 	}
-	if (e != cudaSuccess)
+	if (e != cudaSuccess || captured)
 		return rt_result(sd, e);
 	if (height == 1 || pitch == width)
 		return rt_result(ds.d, rt_ops()->memset(ds.d->b, s, ds.p, value,

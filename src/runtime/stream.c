@@ -9,9 +9,10 @@
  * --default-stream per-thread selects; cudaStreamLegacy and
  * cudaStreamPerThread name them explicitly.  The per-thread stream is an
  * ordinary blocking stream created on a thread's first use of it and
- * destroyed when the thread exits.
+ * destroyed when the thread exits.  Work queued on a capturing stream
+ * goes to capture.c instead of the backend.
  */
-#include "rt.h"
+#include "graph.h"
 
 #include <stdlib.h>
 
@@ -62,8 +63,10 @@ static cudaError_t stream_destroy(struct rt_stream *st)
 	struct rt_device *d = rt_device_at(st->h.dev);
 	cudaError_t e = cudaSuccess;
 
-	if (rt_handle_remove(&live, &st->h))
+	if (rt_handle_remove(&live, &st->h)) {
+		rt_capture_forget_stream(st->s);
 		e = rt_ops()->stream_destroy(d->b, st->s);
+	}
 	free(st);
 	return e;
 }
@@ -179,16 +182,22 @@ RT_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 	return rt_result(d, stream_destroy(st));
 }
 
-/* Synchronize or query: a backend call on the stream alone. */
+/* Synchronize or query: a backend call on the stream alone (which a
+ * capture forbids); once the stream is idle, pools may release memory. */
 static cudaError_t stream_call(cudaStream_t stream, int per_thread_default,
 			       cudaError_t (*op)(struct ag_backend *, struct ag_stream *))
 {
 	struct rt_device *d;
 	struct ag_stream *s;
+	int captured;
 	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
 
 	if (e == cudaSuccess)
+		e = rt_capture_op(d, s, NULL, &captured);
+	if (e == cudaSuccess)
 		e = op(d->b, s);
+	if (e == cudaSuccess)
+		rt_pools_release(d);
 	return rt_result(d, e);
 }
 
@@ -218,6 +227,8 @@ static cudaError_t stream_wait_event(cudaStream_t stream, cudaEvent_t event, uns
 	struct rt_device *d, *ed;
 	struct ag_stream *s;
 	struct ag_event *ev;
+	unsigned sflags;
+	int captured = 0;
 	cudaError_t e;
 
 	if (flags & ~(unsigned)cudaEventWaitExternal)
@@ -226,14 +237,19 @@ static cudaError_t stream_wait_event(cudaStream_t stream, cudaEvent_t event, uns
 	if (e != cudaSuccess)
 		return rt_error(e);
 	e = rt_stream_get(stream, per_thread_default, &d, &s);
-	if (e == cudaSuccess && d != ed) {
+	if (e == cudaSuccess)
+		e = cudaStreamGetFlags(stream, &sflags);
+	if (e == cudaSuccess)
+		e = rt_capture_wait(d, s, !(sflags & cudaStreamNonBlocking), event, ev, flags,
+				    &captured);
+	if (e != cudaSuccess || captured)
+		return rt_result(d, e);
+	if (d != ed) {
 		/* Another device's backend cannot see this event: wait here. */
 		e = rt_ops()->event_sync(ed->b, ev);
 		return rt_result(ed, e);
 	}
-	if (e == cudaSuccess)
-		e = rt_ops()->stream_wait_event(d->b, s, ev);
-	return rt_result(d, e);
+	return rt_result(d, rt_ops()->stream_wait_event(d->b, s, ev));
 }
 
 RT_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
@@ -248,30 +264,37 @@ RT_API cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t eve
 	return stream_wait_event(stream, event, flags, 1);
 }
 
+/* capturable: 0 for a callback that runs once (it frees its wrapper). */
 static cudaError_t host_func(cudaStream_t stream, void (*fn)(void *), void *data,
-			     int per_thread_default)
+			     int per_thread_default, int capturable)
 {
+	struct rt_node_params p = { .type = cudaGraphNodeTypeHost };
 	struct rt_device *d;
 	struct ag_stream *s;
+	int captured = 0;
 	cudaError_t e;
 
 	if (!fn)
 		return rt_error(cudaErrorInvalidValue);
+	p.u.host.fn = fn;
+	p.u.host.userData = data;
 	e = rt_stream_get(stream, per_thread_default, &d, &s);
 	if (e == cudaSuccess)
+		e = rt_capture_op(d, s, capturable ? &p : NULL, &captured);
+	if (e == cudaSuccess && !captured)
 		e = rt_ops()->host_func(d->b, s, fn, data);
 	return rt_result(d, e);
 }
 
 RT_API cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-	return host_func(stream, fn, userData, 0);
+	return host_func(stream, fn, userData, 0, 1);
 }
 
 RT_API cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
 					   void *userData)
 {
-	return host_func(stream, fn, userData, 1);
+	return host_func(stream, fn, userData, 1, 1);
 }
 
 /* cudaStreamAddCallback's callback also gets the stream and a status. */
@@ -301,7 +324,7 @@ static cudaError_t add_callback(cudaStream_t stream, cudaStreamCallback_t fn, vo
 	cb->fn = fn;
 	cb->stream = stream;
 	cb->data = data;
-	e = host_func(stream, run_callback, cb, per_thread_default);
+	e = host_func(stream, run_callback, cb, per_thread_default, 0);
 	if (e != cudaSuccess)
 		free(cb);
 	return e;
@@ -397,46 +420,4 @@ RT_API cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
 RT_API cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device)
 {
 	return stream_device(hStream, device, 1);
-}
-
-/* Stream capture (CUDA graphs) is not implemented: no stream is ever
- * capturing, which is what libraries ask before they launch. */
-static cudaError_t capture_status(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
-				  int per_thread_default)
-{
-	struct rt_device *d;
-	struct ag_stream *s;
-	cudaError_t e;
-
-	if (!status)
-		return rt_error(cudaErrorInvalidValue);
-	e = rt_stream_get(stream, per_thread_default, &d, &s);
-	if (e == cudaSuccess)
-		*status = cudaStreamCaptureStatusNone;
-	return rt_result(d, e);
-}
-
-RT_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
-					 enum cudaStreamCaptureStatus *pCaptureStatus)
-{
-	return capture_status(stream, pCaptureStatus, 0);
-}
-
-RT_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
-					      enum cudaStreamCaptureStatus *pCaptureStatus)
-{
-	return capture_status(stream, pCaptureStatus, 1);
-}
-
-/* The thread's capture mode is kept (and swapped) though nothing captures. */
-RT_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
-{
-	static __thread enum cudaStreamCaptureMode current = cudaStreamCaptureModeGlobal;
-	enum cudaStreamCaptureMode old = current;
-
-	if (!mode)
-		return rt_error(cudaErrorInvalidValue);
-	current = *mode;
-	*mode = old;
-	return cudaSuccess;
 }

@@ -3,18 +3,18 @@
  * cudaErrorNotSupported and a message that names it (once), never
  * silently and never a crash; the device stays usable.
  */
-// expect-stderr: anygpu: cudaGraphCreate is not supported yet
+// expect-stderr: anygpu: cudaGraphicsUnregisterResource is not supported yet
 #include "check.h"
 
 int main()
 {
-	cudaGraph_t g;
+	cudaGraphicsResource_t r = NULL;
 	int *p;
 
-	CK_EXPECT(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
+	CK_EXPECT(cudaGraphicsUnregisterResource(r), cudaErrorNotSupported);
 	CK_EXPECT(cudaGetLastError(), cudaErrorNotSupported);
 	CK_EXPECT(cudaGetLastError(), cudaSuccess);
-	CK_EXPECT(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
+	CK_EXPECT(cudaGraphicsUnregisterResource(r), cudaErrorNotSupported);
 	CK(cudaMalloc(&p, 4));
 	CK(cudaFree(p));
 	return verdict("runtime_unsupported");
