@@ -61,9 +61,9 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static void logf_(const char *fmt, ...)
+static void log_line(const char *fmt, ...)
 {
 	char when[32];
 	time_t now = time(NULL);
@@ -151,7 +151,7 @@ static void accept_one(struct daemon *d, int lfd, int tls)
 		return;
 	peer_name(fd, peer, sizeof(peer));
 	if (pipe2(p, O_CLOEXEC)) {
-		logf_("cannot start a session for %s: %s", peer, strerror(errno));
+		log_line("cannot start a session for %s: %s", peer, strerror(errno));
 		close(fd);
 		return;
 	}
@@ -163,7 +163,7 @@ static void accept_one(struct daemon *d, int lfd, int tls)
 	close(fd);
 	close(p[1]);
 	if (pid < 0) {
-		logf_("cannot start a session for %s: fork: %s", peer, strerror(errno));
+		log_line("cannot start a session for %s: fork: %s", peer, strerror(errno));
 		close(p[0]);
 		return;
 	}
@@ -172,7 +172,7 @@ static void accept_one(struct daemon *d, int lfd, int tls)
 		d->w = xrealloc(d->w, d->wcap * sizeof(*d->w));
 	}
 	d->w[d->nw++] = (struct worker){ pid, ++d->next_id, p[0] };
-	logf_("session %lu start: %s, worker pid %d", d->next_id, peer, (int)pid);
+	log_line("session %lu start: %s, worker pid %d", d->next_id, peer, (int)pid);
 }
 
 static void log_end(struct worker *w, int status)
@@ -182,11 +182,11 @@ static void log_end(struct worker *w, int status)
 
 	reason[n > 0 ? n : 0] = '\0';
 	if (WIFSIGNALED(status))
-		logf_("session %lu end: worker %d killed by signal %d (%s)%s%s; its memory "
+		log_line("session %lu end: worker %d killed by signal %d (%s)%s%s; its memory "
 		      "went with it", w->id, (int)w->pid, WTERMSIG(status),
 		      strsignal(WTERMSIG(status)), reason[0] ? " after: " : "", reason);
 	else
-		logf_("session %lu end: worker %d exit %d: %s", w->id, (int)w->pid,
+		log_line("session %lu end: worker %d exit %d: %s", w->id, (int)w->pid,
 		      WEXITSTATUS(status), reason[0] ? reason : "no reason given");
 	close(w->reason_fd);
 }
@@ -238,16 +238,16 @@ static int setup_tls(struct daemon *d)
 	    (strcmp(mode, "auto") == 0 && ag_net_is_local(d->cfg->listen)))
 		return 0;
 	if (strcmp(mode, "on") != 0 && strcmp(mode, "auto") != 0) {
-		logf_("tls = %s: want on, off or auto", mode);
+		log_line("tls = %s: want on, off or auto", mode);
 		return -1;
 	}
 	d->tls = ag_tls_server_ctx(d->cfg->state_dir, d->cfg->cert, d->cfg->key, fp,
 				   err, sizeof(err));
 	if (!d->tls) {
-		logf_("TLS: %s", err);
+		log_line("TLS: %s", err);
 		return -1;
 	}
-	logf_("TLS certificate SHA-256 fingerprint %s (clients: ANYGPU_TLS_FINGERPRINT)", fp);
+	log_line("TLS certificate SHA-256 fingerprint %s (clients: ANYGPU_TLS_FINGERPRINT)", fp);
 	return 0;
 }
 
@@ -265,16 +265,16 @@ static int open_listeners(struct daemon *d)
 			continue;
 		d->lfd[d->nlfd] = ag_net_listen(addrs[i], err, sizeof(err));
 		if (d->lfd[d->nlfd] < 0) {
-			logf_("%s", err);
+			log_line("%s", err);
 			return -1;
 		}
 		d->lfd_tls[d->nlfd] = i == 0 && d->tls;
 		d->nlfd++;
-		logf_("listening on %s (backend %s, device %d%s)", addrs[i], d->ops->name,
+		log_line("listening on %s (backend %s, device %d%s)", addrs[i], d->ops->name,
 		      d->cfg->device, i == 0 && d->tls ? ", TLS" : "");
 	}
 	if (!d->nlfd) {
-		logf_("nothing to listen on: give --listen or --unix");
+		log_line("nothing to listen on: give --listen or --unix");
 		return -1;
 	}
 	return 0;
@@ -316,16 +316,16 @@ int ag_serve(const struct ag_serve_cfg *cfg)
 
 	d.ops = ag_backend_find(cfg->backend);
 	if (!d.ops) {
-		logf_("no backend named '%s' in this build", cfg->backend);
+		log_line("no backend named '%s' in this build", cfg->backend);
 		return 1;
 	}
 	if (d.ops->probe(msg, sizeof(msg)) <= cfg->device) {
-		logf_("backend %s has no device %d%s%s", cfg->backend, cfg->device,
+		log_line("backend %s has no device %d%s%s", cfg->backend, cfg->device,
 		      msg[0] ? ": " : "", msg);
 		return 1;
 	}
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) || set_signals(on_signal)) {
-		logf_("cannot set up signals: %s", strerror(errno));
+		log_line("cannot set up signals: %s", strerror(errno));
 		return 1;
 	}
 	if (setup_tls(&d) == 0 && open_listeners(&d) == 0) {
@@ -341,6 +341,6 @@ int ag_serve(const struct ag_serve_cfg *cfg)
 	ag_tls_ctx_free(d.tls);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);
-	logf_("stopped");
+	log_line("stopped");
 	return rc;
 }
