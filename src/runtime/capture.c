@@ -469,8 +469,6 @@ static cudaError_t end_capture(cudaStream_t stream, cudaGraph_t *pGraph, int per
 		 !pthread_equal(c->thread, pthread_self()))
 		e = cudaErrorStreamCaptureWrongThread;
 	if (e != cudaSuccess) {
-		if (c && e == cudaErrorStreamCaptureUnmatched)
-			c->invalidated = 1;
 		pthread_mutex_unlock(&lock);
 		return rt_error(e);
 	}
