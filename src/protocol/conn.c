@@ -287,10 +287,12 @@ static int open_unix(const char *path, int listening, char *err, size_t errlen)
 	return -1;
 }
 
-static void tune_tcp(int fd)
+void ag_net_tune(int fd)
 {
 	int one = 1;
 
+	/* Requests and replies are small and answered at once: no Nagle.
+	 * (Fails harmlessly on a Unix socket.) */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
@@ -321,7 +323,7 @@ static int open_tcp(const char *addr, int listening, char *err, size_t errlen)
 			if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0)
 				break;
 		} else if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-			tune_tcp(fd);
+			ag_net_tune(fd);
 			break;
 		}
 		saved = errno;

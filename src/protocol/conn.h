@@ -79,6 +79,8 @@ int ag_conn_tls_connect(struct ag_conn *c, SSL_CTX *ctx, const char *host,
  * with err set. */
 int ag_net_connect(const char *addr, char *err, size_t errlen);
 int ag_net_listen(const char *addr, char *err, size_t errlen);
+/* Socket options for a protocol connection (the accepting side's too). */
+void ag_net_tune(int fd);
 /* The host part of "host:port" / "[v6]:port"; 0, or -1 when malformed. */
 int ag_net_host(const char *addr, char *host, size_t hostlen);
 /* 1 when addr names a loopback interface or a Unix socket. */

@@ -149,6 +149,7 @@ static void accept_one(struct daemon *d, int lfd, int tls)
 
 	if (fd < 0)
 		return;
+	ag_net_tune(fd);
 	peer_name(fd, peer, sizeof(peer));
 	if (pipe2(p, O_CLOEXEC)) {
 		log_line("cannot start a session for %s: %s", peer, strerror(errno));

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -92,6 +93,58 @@ static double raw_tcp(uint64_t n, const char *src)
 	close(k.fd);
 	close(l);
 	return n / (t1 - t0) / 1e9;
+}
+
+static void *echo_main(void *arg)
+{
+	int fd = *(int *)arg;
+	char c;
+
+	while (read(fd, &c, 1) == 1 && write(fd, &c, 1) == 1)
+		;
+	return NULL;
+}
+
+/* Microseconds per 1-byte round trip on a raw loopback TCP connection. */
+static double raw_round_trip(int n)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0), e, one = 1;
+	pthread_t t;
+	double t0, t1;
+	char b = 1;
+
+	bind(l, (struct sockaddr *)&sa, sizeof(sa));
+	getsockname(l, (struct sockaddr *)&sa, &len);
+	listen(l, 1);
+	connect(c, (struct sockaddr *)&sa, sizeof(sa));
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	e = accept(l, NULL, NULL);
+	setsockopt(e, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	pthread_create(&t, NULL, echo_main, &e);
+	t0 = now();
+	for (int i = 0; i < n; i++)
+		if (write(c, &b, 1) != 1 || read(c, &b, 1) != 1)
+			break;
+	t1 = now();
+	close(c);
+	pthread_join(t, NULL);
+	close(e);
+	close(l);
+	return (t1 - t0) / n * 1e6;
+}
+
+/* Microseconds per answered call (an idle stream's query). */
+static void latency(const struct ag_backend_ops *ops, struct ag_backend *b)
+{
+	const int n = 5000;
+	double raw = raw_round_trip(n), t0 = now();
+
+	for (int i = 0; i < n; i++)
+		ops->stream_query(b, NULL);
+	printf("%-8s answered call %.1f us round trip; raw TCP 1-byte ping-pong %.1f us\n",
+	       "remote", (now() - t0) / n * 1e6, raw);
 }
 
 static double copy_rate(const struct ag_backend_ops *ops, struct ag_backend *b, ag_dptr d,
@@ -226,6 +279,7 @@ int main(int argc, char **argv)
 
 		ops->mem_alloc(b, 4, AG_MEM_DEVICE, &d);
 		async_rate(ops, b, d);
+		latency(ops, b);
 	}
 	ops->close(b);
 	test_serve_stop(pid);
