@@ -15,6 +15,9 @@
 
 #include "cudart12.h"
 
+/* The last CUDA 12 release: programs built with any 12.x accept it. */
+const int rt_runtime_version = 12090;
+
 /* The CUDA 12 forms carry the names CUDA 13's headers declare with other
  * types: give them other C names and the exported names as asm labels. */
 #define ABI12(name) __asm__(#name) RT_API

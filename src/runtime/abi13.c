@@ -5,6 +5,8 @@
  */
 #include "rt.h"
 
+const int rt_runtime_version = 13000;
+
 RT_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
 	return rt_device_props(prop, device);

@@ -19,7 +19,8 @@
 
 static void add_range(const void *p, uint64_t size, enum rt_mem kind, int dev, unsigned flags)
 {
-	struct rt_range r = { (uintptr_t)p, size, kind, dev, flags };
+	struct rt_range r = { .base = (uintptr_t)p, .size = size, .kind = kind, .dev = dev,
+			      .flags = flags };
 
 	rt_mem_add(&r);
 }
@@ -246,48 +247,4 @@ RT_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attrib
 		attributes->hostPointer = NULL;
 	}
 	return cudaSuccess;
-}
-
-/* Placement hints for managed memory: one memory for host and device here,
- * so a hint only needs a valid range. */
-static cudaError_t managed_hint(const void *p, size_t count)
-{
-	struct rt_range r;
-
-	if (!rt_mem_find(p, &r) || (uintptr_t)p - r.base + count > r.size ||
-	    !rt_mem_is_device(r.kind))
-		return rt_error(cudaErrorInvalidValue);
-	return cudaSuccess;
-}
-
-RT_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
-					struct cudaMemLocation location, unsigned int flags,
-					cudaStream_t stream)
-{
-	return managed_hint(devPtr, count);
-}
-
-RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
-					     struct cudaMemLocation location, unsigned int flags,
-					     cudaStream_t stream)
-{
-	return managed_hint(devPtr, count);
-}
-
-RT_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
-				 struct cudaMemLocation location)
-{
-	return managed_hint(devPtr, count);
-}
-
-RT_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
-					    unsigned int flags)
-{
-	return managed_hint(devPtr, length);
-}
-
-RT_API cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
-						 size_t length, unsigned int flags)
-{
-	return managed_hint(devPtr, length);
 }

@@ -77,7 +77,9 @@ RT_API cudaError_t cudaGetDeviceCount(int *count)
 	return rt_error(e);
 }
 
-RT_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+/* cudaGetDeviceProperties in CUDA 13's layout; abi12.c and abi13.c export
+ * it under each version's name and layout. */
+cudaError_t rt_device_props(struct cudaDeviceProp *prop, int device)
 {
 	struct rt_device *d;
 	cudaError_t e;
@@ -295,7 +297,7 @@ RT_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
 	if (!runtimeVersion)
 		return rt_error(cudaErrorInvalidValue);
-	*runtimeVersion = RT_VERSION;
+	*runtimeVersion = rt_runtime_version;
 	return cudaSuccess;
 }
 

@@ -1,27 +1,32 @@
 /*
  * func.c - what a program may ask about a kernel: cudaFuncGetAttributes,
- * cudaFuncSetAttribute, cudaFuncSetCacheConfig and the occupancy
+ * cudaFuncSetAttribute, the cache and bank hints and the occupancy
  * calculator, all answered from the backend's struct ag_func_info and the
  * device's limits.
+ *
+ * The one attribute that changes behaviour is the dynamic shared memory
+ * limit: 48 KiB (less the kernel's static shared memory) until
+ * cudaFuncSetAttribute raises it towards the opt-in limit; launches check
+ * it (launch.c) and the occupancy calculator uses it.
  */
 #include "rt.h"
 
 #include <string.h>
 
 /* The kernel on the current device, resolved (and its module loaded). */
-static cudaError_t func_on_current(const void *func, struct rt_device **d,
-				   const struct ag_func_info **info)
+static cudaError_t func_on_current(const void *func, struct rt_kernel **k,
+				   struct rt_device **d, const struct ag_func_info **info)
 {
-	struct rt_kernel *k = rt_kernel_find(func);
 	struct ag_func *f;
 	cudaError_t e;
 
 	*d = NULL;
-	if (!k)
+	*k = rt_kernel_find(func);
+	if (!*k)
 		return cudaErrorInvalidDeviceFunction;
 	e = rt_current(d);
 	if (e == cudaSuccess)
-		e = rt_kernel_func(k, *d, &f, info);
+		e = rt_kernel_func(*k, *d, &f, info);
 	return e;
 }
 
@@ -35,12 +40,13 @@ static int max_threads(const struct rt_device *d, const struct ag_func_info *inf
 RT_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
 	const struct ag_func_info *info;
+	struct rt_kernel *k;
 	struct rt_device *d;
 	cudaError_t e;
 
 	if (!attr)
 		return rt_error(cudaErrorInvalidValue);
-	e = func_on_current(func, &d, &info);
+	e = func_on_current(func, &k, &d, &info);
 	if (e != cudaSuccess)
 		return rt_result(d, e);
 	memset(attr, 0, sizeof(*attr));
@@ -51,7 +57,7 @@ RT_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const 
 	attr->ptxVersion = (int)info->ptx_version;
 	attr->binaryVersion = (int)(info->binary_version ? info->binary_version
 					: info->ptx_version);
-	attr->maxDynamicSharedSizeBytes = (int)(d->info.shared_per_block - info->static_shared);
+	attr->maxDynamicSharedSizeBytes = (int)*rt_kernel_dyn_shared(k, d);
 	attr->preferredShmemCarveout = -1;
 	return cudaSuccess;
 }
@@ -59,8 +65,9 @@ RT_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const 
 RT_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
 	const struct ag_func_info *info;
+	struct rt_kernel *k;
 	struct rt_device *d;
-	cudaError_t e = func_on_current(func, &d, &info);
+	cudaError_t e = func_on_current(func, &k, &d, &info);
 
 	if (e != cudaSuccess)
 		return rt_result(d, e);
@@ -69,6 +76,7 @@ RT_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute
 		if (value < 0 ||
 		    (uint64_t)value + info->static_shared > d->info.shared_per_block_optin)
 			return rt_error(cudaErrorInvalidValue);
+		*rt_kernel_dyn_shared(k, d) = (uint32_t)value;
 		return cudaSuccess;
 	case cudaFuncAttributePreferredSharedMemoryCarveout:
 		return value >= -1 && value <= 100 ? cudaSuccess : rt_error(cudaErrorInvalidValue);
@@ -84,14 +92,67 @@ RT_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute
 	}
 }
 
-/* The L1/shared split is a hint a CPU has no use for. */
-RT_API cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+/* The L1/shared split and the bank width are hints a CPU has no use for;
+ * the kernel and the value (at most max) are still checked. */
+static cudaError_t func_hint(const void *func, unsigned value, unsigned max)
 {
 	const struct ag_func_info *info;
+	struct rt_kernel *k;
 	struct rt_device *d;
-	cudaError_t e = func_on_current(func, &d, &info);
+	cudaError_t e = func_on_current(func, &k, &d, &info);
 
+	if (e == cudaSuccess && value > max)
+		e = cudaErrorInvalidValue;
 	return rt_result(d, e);
+}
+
+RT_API cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+	return func_hint(func, cacheConfig, cudaFuncCachePreferEqual);
+}
+
+RT_API cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
+{
+	return func_hint(func, config, cudaSharedMemBankSizeEightByte);
+}
+
+RT_API cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+	struct rt_device *d;
+	cudaError_t e = rt_current(&d);
+
+	if (e == cudaSuccess && (unsigned)config > cudaSharedMemBankSizeEightByte)
+		e = cudaErrorInvalidValue;
+	return rt_result(d, e);
+}
+
+RT_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
+{
+	struct rt_device *d;
+	cudaError_t e;
+
+	if (!pConfig)
+		return rt_error(cudaErrorInvalidValue);
+	e = rt_current(&d);
+	if (e == cudaSuccess)
+		*pConfig = cudaSharedMemBankSizeFourByte;
+	return rt_result(d, e);
+}
+
+/* Blocks of blockSize threads that one SM holds by threads, block slots
+ * and registers (shared memory aside). */
+static uint64_t blocks_by_threads(const struct rt_device *d, const struct ag_func_info *info,
+				  int blockSize)
+{
+	uint64_t warps = ((uint64_t)blockSize + d->info.warp_size - 1) / d->info.warp_size;
+	uint64_t n = (uint64_t)d->info.max_threads_per_sm / d->info.warp_size / warps;
+	uint64_t regs = (uint64_t)info->nregs * warps * d->info.warp_size;
+
+	if (n > (uint64_t)d->info.max_blocks_per_sm)
+		n = d->info.max_blocks_per_sm;
+	if (regs && d->info.regs_per_sm / regs < n)
+		n = d->info.regs_per_sm / regs;
+	return n;
 }
 
 RT_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
@@ -99,23 +160,20 @@ RT_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 	unsigned int flags)
 {
 	const struct ag_func_info *info;
+	struct rt_kernel *k;
 	struct rt_device *d;
-	uint64_t shared, warps_per_block, n;
+	uint64_t shared, n;
 	cudaError_t e;
 
-	if (!numBlocks || blockSize <= 0)
+	if (!numBlocks || blockSize <= 0 || (flags & ~(unsigned)cudaOccupancyDisableCachingOverride))
 		return rt_error(cudaErrorInvalidValue);
-	e = func_on_current(func, &d, &info);
+	e = func_on_current(func, &k, &d, &info);
 	if (e != cudaSuccess)
 		return rt_result(d, e);
-	if (blockSize > max_threads(d, info)) {
-		*numBlocks = 0;
+	*numBlocks = 0;
+	if (blockSize > max_threads(d, info) || dynamicSMemSize > *rt_kernel_dyn_shared(k, d))
 		return cudaSuccess;
-	}
-	warps_per_block = ((uint64_t)blockSize + d->info.warp_size - 1) / d->info.warp_size;
-	n = (uint64_t)d->info.max_threads_per_sm / d->info.warp_size / warps_per_block;
-	if (n > (uint64_t)d->info.max_blocks_per_sm)
-		n = d->info.max_blocks_per_sm;
+	n = blocks_by_threads(d, info, blockSize);
 	shared = info->static_shared + dynamicSMemSize;
 	if (shared && d->info.shared_per_sm / shared < n)
 		n = d->info.shared_per_sm / shared;
@@ -130,6 +188,35 @@ RT_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
 {
 	return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize,
 								       dynamicSMemSize, 0);
+}
+
+/* The most dynamic shared memory each block may take so that numBlocks
+ * blocks of blockSize threads still fit on one SM. */
+RT_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+							     const void *func, int numBlocks,
+							     int blockSize)
+{
+	const struct ag_func_info *info;
+	struct rt_kernel *k;
+	struct rt_device *d;
+	uint64_t per_block, limit;
+	cudaError_t e;
+
+	if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
+		return rt_error(cudaErrorInvalidValue);
+	e = func_on_current(func, &k, &d, &info);
+	if (e != cudaSuccess)
+		return rt_result(d, e);
+	*dynamicSmemSize = 0;
+	if (blockSize > max_threads(d, info) ||
+	    blocks_by_threads(d, info, blockSize) < (uint64_t)numBlocks)
+		return cudaSuccess;
+	per_block = d->info.shared_per_sm / (uint64_t)numBlocks;
+	limit = *rt_kernel_dyn_shared(k, d);
+	if (per_block > info->static_shared)
+		*dynamicSmemSize = per_block - info->static_shared < limit
+				   ? per_block - info->static_shared : limit;
+	return cudaSuccess;
 }
 
 RT_API cudaError_t cudaFuncGetName(const char **name, const void *func)

@@ -75,8 +75,9 @@ static int dims_fit(dim3 v, const int32_t *max)
 	       v.y <= (uint32_t)max[1] && v.z <= (uint32_t)max[2];
 }
 
-static cudaError_t check_config(const struct rt_device *d, const struct ag_func_info *info,
-				dim3 grid, dim3 block, size_t shared, int cooperative)
+static cudaError_t check_config(const struct rt_device *d, struct rt_kernel *k,
+				const struct ag_func_info *info, dim3 grid, dim3 block,
+				size_t shared, int cooperative)
 {
 	uint64_t threads = (uint64_t)block.x * block.y * block.z;
 	uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
@@ -90,7 +91,9 @@ static cudaError_t check_config(const struct rt_device *d, const struct ag_func_
 	 * kernel's resources. */
 	if (info->max_threads && threads > info->max_threads)
 		return cudaErrorLaunchOutOfResources;
-	if (shared + info->static_shared > d->info.shared_per_block_optin)
+	/* Above the kernel's limit: 48 KiB less its static shared memory
+	 * unless cudaFuncSetAttribute raised it. */
+	if (shared > *rt_kernel_dyn_shared(k, d))
 		return cudaErrorInvalidValue;
 	/* All blocks of a cooperative grid must be resident at once. */
 	if (cooperative && blocks > (uint64_t)d->info.sm_count * d->info.max_blocks_per_sm)
@@ -145,7 +148,7 @@ static cudaError_t prepare(struct rt_kernel *k, dim3 grid, dim3 block, size_t sh
 	if (e == cudaSuccess)
 		e = rt_kernel_func(k, pr->d, &pr->f, &pr->info);
 	if (e == cudaSuccess)
-		e = check_config(pr->d, pr->info, grid, block, shared, cooperative);
+		e = check_config(pr->d, k, pr->info, grid, block, shared, cooperative);
 	return e;
 }
 

@@ -366,14 +366,16 @@ RT_API cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value,
 static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t stream, int async,
 			   int per_thread_default)
 {
-	static int said;
+	struct cudaMemcpy3DParms flat;
 	cudaError_t e = cudaSuccess;
 
 	if (!p)
 		return rt_error(cudaErrorInvalidValue);
 	if (p->srcArray || p->dstArray) {
-		rt_warn_once(&said, "CUDA arrays are not supported yet (cudaMemcpy3D)");
-		return rt_error(cudaErrorNotSupported);
+		e = rt_array_flatten(p, &flat);
+		if (e != cudaSuccess)
+			return rt_error(e);
+		p = &flat;
 	}
 	for (size_t z = 0; z < p->extent.depth && e == cudaSuccess; z++) {
 		const struct cudaPitchedPtr *s = &p->srcPtr, *d = &p->dstPtr;
@@ -387,6 +389,12 @@ static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t strea
 			      per_thread_default);
 	}
 	return e;
+}
+
+cudaError_t rt_copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t stream, int async,
+		       int per_thread_default)
+{
+	return copy_3d(p, stream, async, per_thread_default);
 }
 
 RT_API cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)

@@ -87,6 +87,21 @@ int rt_mem_remove(const void *base, struct rt_range *out)
 	return i >= 0;
 }
 
+/* Replaces the advice of the range that starts at base. */
+int rt_mem_set_advice(uintptr_t base, const struct rt_advice *a)
+{
+	long i;
+	int found;
+
+	pthread_mutex_lock(&lock);
+	i = containing(base);
+	found = i >= 0 && ranges[i].base == base;
+	if (found)
+		ranges[i].advice = *a;
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
 /* After a device reset, its memory is gone; pinned host memory is not
  * device memory and stays. */
 void rt_mem_drop_device(int dev)
@@ -103,5 +118,6 @@ void rt_mem_drop_device(int dev)
 
 int rt_mem_is_device(enum rt_mem kind)
 {
-	return kind == RT_MEM_DEVICE || kind == RT_MEM_MANAGED || kind == RT_MEM_SYMBOL;
+	return kind == RT_MEM_DEVICE || kind == RT_MEM_MANAGED || kind == RT_MEM_SYMBOL ||
+	       kind == RT_MEM_ARRAY;
 }

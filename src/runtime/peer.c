@@ -11,25 +11,43 @@
  */
 #include "rt.h"
 
-#include <stdio.h>
+#include <ctype.h>
 #include <string.h>
+
+/* Reads up to 8 hexadecimal digits (and nothing else, not even "0x"). */
+static int hex_field(const char **s, unsigned *v)
+{
+	const char *p = *s;
+
+	for (*v = 0; isxdigit((unsigned char)*p) && p - *s < 8; p++) {
+		int c = tolower((unsigned char)*p);
+
+		*v = *v * 16 + (unsigned)(isdigit(c) ? c - '0' : c - 'a' + 10);
+	}
+	if (p == *s)
+		return 0;
+	*s = p;
+	return 1;
+}
 
 /* "[domain:]bus:device[.function]", in hexadecimal. */
 static int parse_bus_id(const char *s, unsigned *domain, unsigned *bus, unsigned *dev)
 {
-	unsigned fn;
-	int end = 0;
+	unsigned f[3], fn;
+	int n = 0;
 
-	*domain = 0;
-	if (sscanf(s, "%x:%x:%x%n", domain, bus, dev, &end) < 3) {
-		*domain = 0;
-		end = 0;
-		if (sscanf(s, "%x:%x%n", bus, dev, &end) < 2)
-			return 0;
+	while (n < 3 && hex_field(&s, &f[n])) {
+		n++;
+		if (*s != ':' || !isxdigit((unsigned char)s[1]))
+			break;
+		s++;
 	}
-	s += end;
-	end = 0;
-	return *s == 0 || (sscanf(s, ".%x%n", &fn, &end) == 1 && s[end] == 0);
+	if (n < 2 || (*s == '.' && (s++, !hex_field(&s, &fn))) || *s)
+		return 0;
+	*domain = n == 3 ? f[0] : 0;
+	*bus = f[n - 2];
+	*dev = f[n - 1];
+	return 1;
 }
 
 RT_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
@@ -104,7 +122,7 @@ static cudaError_t copy_3d_peer(const struct cudaMemcpy3DPeerParms *p, cudaStrea
 	q.dstPos = p->dstPos;
 	q.dstPtr = p->dstPtr;
 	q.extent = p->extent;
-	q.kind = cudaMemcpyDeviceToDevice;
+	q.kind = cudaMemcpyDefault;
 	return rt_copy_3d(&q, stream, async, per_thread_default);
 }
 

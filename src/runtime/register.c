@@ -47,6 +47,7 @@ struct rt_kernel {
 		unsigned ready;        /* device generation + 1 when f is valid */
 		struct ag_func *f;
 		const struct ag_func_info *info;
+		uint32_t max_dyn_shared;   /* cudaFuncAttributeMaxDynamicSharedMemorySize */
 	} dev[RT_MAX_DEVICES];
 	struct rt_kernel *next;
 };
@@ -289,6 +290,15 @@ static void explain_no_image(struct rt_kernel *k, struct rt_device *d)
 	free(name);
 }
 
+/* As on a GPU, a kernel may use dynamic shared memory up to the default
+ * per-block limit until cudaFuncSetAttribute raises its own limit. */
+static uint32_t default_dyn_shared(const struct rt_device *d, const struct ag_func_info *info)
+{
+	uint64_t limit = d->info.shared_per_block;
+
+	return limit > info->static_shared ? (uint32_t)(limit - info->static_shared) : 0;
+}
+
 /* The kernel's function on d: resolved once per device generation under
  * the fatbin's lock, then read without it. */
 cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_func **f,
@@ -310,9 +320,11 @@ cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_f
 				if (l->mods[m])
 					e = ops->module_func(d->b, l->mods[m], k->name,
 							     &k->dev[i].f, &k->dev[i].info);
-			if (e == cudaSuccess)
+			if (e == cudaSuccess) {
+				k->dev[i].max_dyn_shared = default_dyn_shared(d, k->dev[i].info);
 				__atomic_store_n(&k->dev[i].ready, d->generation + 1,
 						 __ATOMIC_RELEASE);
+			}
 		}
 		pthread_mutex_unlock(&fb->lock);
 	}
@@ -325,6 +337,13 @@ cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_f
 	*f = k->dev[i].f;
 	*info = k->dev[i].info;
 	return cudaSuccess;
+}
+
+/* The kernel's dynamic shared memory limit on d (after rt_kernel_func),
+ * which cudaFuncSetAttribute changes and a device reset restores. */
+uint32_t *rt_kernel_dyn_shared(struct rt_kernel *k, const struct rt_device *d)
+{
+	return &k->dev[d->ordinal].max_dyn_shared;
 }
 
 const char *rt_kernel_name(const struct rt_kernel *k)

@@ -45,6 +45,12 @@ void rt_set_current(int ordinal);
 struct rt_device *rt_device_at(int ordinal);   /* no init, no checks */
 void rt_device_close(struct rt_device *d);
 
+/* device.c */
+cudaError_t rt_device_props(struct cudaDeviceProp *prop, int device);
+
+/* abi12.c or abi13.c: what cudaRuntimeGetVersion says this library is */
+extern const int rt_runtime_version;
+
 /* error.c: the thread's last error and sticky faults */
 cudaError_t rt_result(struct rt_device *d, cudaError_t e);
 cudaError_t rt_error(cudaError_t e);
@@ -86,6 +92,17 @@ enum rt_mem {
 	RT_MEM_SYMBOL,       /* a module's __device__ / __constant__ variable */
 	RT_MEM_HOST,         /* cudaMallocHost / cudaHostAlloc: ours */
 	RT_MEM_REGISTERED,   /* cudaHostRegister: the caller's */
+	RT_MEM_ARRAY,        /* the storage of a CUDA array (array.c) */
+};
+
+/* What cudaMemAdvise and cudaMemPrefetchAsync said about a managed range;
+ * kept for the whole allocation (um.c). */
+struct rt_advice {
+	int read_mostly;
+	struct cudaMemLocation preferred;   /* type cudaMemLocationTypeInvalid: none */
+	struct cudaMemLocation prefetched;  /* the last prefetch's target */
+	uint32_t accessed_by;               /* bit per device */
+	int accessed_by_host;
 };
 
 struct rt_range {
@@ -94,12 +111,14 @@ struct rt_range {
 	enum rt_mem kind;
 	int dev;
 	unsigned flags;      /* cudaHostAlloc / cudaHostRegister flags */
+	struct rt_advice advice;   /* managed memory only */
 };
 
 void rt_mem_add(const struct rt_range *r);
 int rt_mem_find(const void *p, struct rt_range *out);
 int rt_mem_remove(const void *base, struct rt_range *out);
 void rt_mem_drop_device(int dev);
+int rt_mem_set_advice(uintptr_t base, const struct rt_advice *a);
 int rt_mem_is_device(enum rt_mem kind);
 
 /* register.c: fatbins, kernels and variables */
@@ -109,6 +128,7 @@ struct rt_kernel *rt_kernel_find(const void *host_fun_or_handle);
 cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_func **f,
 			   const struct ag_func_info **info);
 const char *rt_kernel_name(const struct rt_kernel *k);
+uint32_t *rt_kernel_dyn_shared(struct rt_kernel *k, const struct rt_device *d);
 struct rt_var *rt_var_find(const void *host_var);
 cudaError_t rt_var_addr(struct rt_var *v, struct rt_device *d, ag_dptr *addr, uint64_t *size);
 
@@ -124,5 +144,17 @@ void rt_events_forget_device(int dev);
 /* memory.c: the one copy path every copy API goes through */
 cudaError_t rt_copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
 		    cudaStream_t st, int async, int per_thread);
+cudaError_t rt_copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t stream, int async,
+		       int per_thread_default);
+
+/* array.c */
+cudaError_t rt_array_flatten(const struct cudaMemcpy3DParms *p, struct cudaMemcpy3DParms *out);
+void rt_arrays_forget_device(int dev);
+
+/* um.c: unified memory hints, shared by the CUDA 12 and 13 entry points */
+cudaError_t rt_mem_prefetch(const void *p, size_t count, struct cudaMemLocation loc,
+			    unsigned flags, cudaStream_t stream, int per_thread_default);
+cudaError_t rt_mem_advise(const void *p, size_t count, enum cudaMemoryAdvise advice,
+			  struct cudaMemLocation loc);
 
 #endif

@@ -52,7 +52,7 @@ static void ptrmap_matches_reference(void **state)
 
 static void add(uintptr_t base, uint64_t size, enum rt_mem kind, int dev)
 {
-	struct rt_range r = { base, size, kind, dev, 0 };
+	struct rt_range r = { .base = base, .size = size, .kind = kind, .dev = dev };
 
 	rt_mem_add(&r);
 }
