@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -37,6 +38,8 @@ pid_t test_serve(const struct ag_serve_cfg *cfg, const char *log)
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		/* The daemon goes when the test goes, however it goes. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		fresh_signals();
 		if (log) {
 			int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);

@@ -27,6 +27,7 @@ static char dir[] = "/tmp/ag-test-remote-XXXXXX";
 static char sock[100];
 static char tcp[64];
 static pid_t server;
+static pid_t extra;             /* a test's own daemon, stopped even if it fails */
 static const struct ag_backend_ops *ops;
 
 static void stop_server(void)
@@ -50,6 +51,13 @@ static int setup(void **state)
 	ops = ag_backend_find("remote");
 	server = test_serve(&cfg, NULL);
 	return ops && server > 0 ? 0 : -1;
+}
+
+static int stop_extra(void **state)
+{
+	test_serve_stop(extra);
+	extra = 0;
+	return 0;
 }
 
 static int teardown(void **state)
@@ -259,13 +267,12 @@ static void test_tls(void **state)
 	unsigned char *src = malloc(n), *dst = calloc(1, n);
 	SSL_CTX *ctx;
 	ag_dptr d;
-	pid_t pid;
 
 	assert_non_null(mkdtemp(tdir));
 	snprintf(tsock, sizeof(tsock), "%s/sock", tdir);
 	snprintf(taddr, sizeof(taddr), "127.0.0.1:%d", test_free_port());
-	pid = test_serve(&cfg, NULL);
-	assert_true(pid > 0);
+	extra = test_serve(&cfg, NULL);
+	assert_true(extra > 0);
 	/* The server made its self-signed pair: read its fingerprint. */
 	ctx = ag_tls_server_ctx(tdir, NULL, NULL, fp, err, sizeof(err));
 	assert_non_null(ctx);
@@ -286,7 +293,8 @@ static void test_tls(void **state)
 	ops->close(b);
 
 	unsetenv("ANYGPU_TLS_FINGERPRINT");
-	assert_int_equal(test_serve_stop(pid), 0);
+	assert_int_equal(test_serve_stop(extra), 0);
+	extra = 0;
 	snprintf(env, sizeof(env), "unix:%s", sock);
 	setenv("ANYGPU_SERVER", env, 1);
 	snprintf(err, sizeof(err), "rm -rf %s", tdir);
@@ -306,7 +314,6 @@ static void test_tokens_and_quota(void **state)
 	struct ag_device_info d;
 	uint64_t free_b, total;
 	ag_dptr p1, p2;
-	pid_t pid;
 
 	assert_non_null(mkdtemp(adir));
 	snprintf(asock, sizeof(asock), "%s/sock", adir);
@@ -316,8 +323,8 @@ static void test_tokens_and_quota(void **state)
 					  err, sizeof(err)), 0);
 	assert_int_equal(ag_tokens_create(tk, "alice", 0, env, sizeof(env), err, sizeof(err)), -1);
 	ag_tokens_close(tk);
-	pid = test_serve(&cfg, NULL);
-	assert_true(pid > 0);
+	extra = test_serve(&cfg, NULL);
+	assert_true(extra > 0);
 	snprintf(env, sizeof(env), "unix:%s", asock);
 	setenv("ANYGPU_SERVER", env, 1);
 
@@ -339,7 +346,8 @@ static void test_tokens_and_quota(void **state)
 	ops->close(b);
 
 	unsetenv("ANYGPU_TOKEN");
-	assert_int_equal(test_serve_stop(pid), 0);
+	assert_int_equal(test_serve_stop(extra), 0);
+	extra = 0;
 	snprintf(env, sizeof(env), "unix:%s", sock);
 	setenv("ANYGPU_SERVER", env, 1);
 	snprintf(err, sizeof(err), "rm -rf %s", adir);
@@ -370,8 +378,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_pointers_and_deferred_errors),
 		cmocka_unit_test(test_sessions_isolated),
 		cmocka_unit_test(test_tcp_and_two_devices),
-		cmocka_unit_test(test_tokens_and_quota),
-		cmocka_unit_test(test_tls),
+		cmocka_unit_test_teardown(test_tokens_and_quota, stop_extra),
+		cmocka_unit_test_teardown(test_tls, stop_extra),
 		cmocka_unit_test(test_server_lost),
 	};
 
