@@ -192,6 +192,10 @@ struct ag_backend_ops {
 	cudaError_t (*event_query)(struct ag_backend *b, struct ag_event *e);
 	cudaError_t (*event_elapsed)(struct ag_backend *b, struct ag_event *start,
 				     struct ag_event *end, float *ms);
+
+	/* Optional (NULL: limits are only reported): a cudaDeviceSetLimit
+	 * value the backend enforces, e.g. cudaLimitMallocHeapSize. */
+	cudaError_t (*set_limit)(struct ag_backend *b, enum cudaLimit limit, uint64_t value);
 };
 
 /* The backends compiled into this build, by name ("cpu", "cuda", "remote").

@@ -550,6 +550,15 @@ static cudaError_t cpu_launch(struct ag_backend *b, struct ag_stream *s, struct 
 	return ag_cpu_submit(b, s, c, AG_SUBMIT_ASYNC);
 }
 
+/* Device-side malloc is the one limit a CPU can hold a kernel to; the
+ * stack and the printf buffer grow as needed. */
+static cudaError_t cpu_set_limit(struct ag_backend *b, enum cudaLimit limit, uint64_t value)
+{
+	if (limit == cudaLimitMallocHeapSize)
+		ag_exec_set_heap_limit(b->exec, value);
+	return cudaSuccess;
+}
+
 const struct ag_backend_ops ag_cpu_backend = {
 	.name = "cpu",
 	.probe = cpu_probe,
@@ -583,4 +592,5 @@ const struct ag_backend_ops ag_cpu_backend = {
 	.event_sync = ag_cpu_event_sync,
 	.event_query = ag_cpu_event_query,
 	.event_elapsed = ag_cpu_event_elapsed,
+	.set_limit = cpu_set_limit,
 };

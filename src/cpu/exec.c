@@ -62,6 +62,9 @@ struct ag_exec {
 
 	unsigned nworkers;
 	struct worker *workers;         /* nworkers + 1: the last is the caller's */
+
+	atomic_uint_fast64_t heap_used;  /* bytes device-side malloc handed out */
+	atomic_uint_fast64_t heap_limit; /* unlimited until the runtime sets it */
 };
 
 static void print_text(struct ag_exec *x, const char *text, size_t len)
@@ -105,14 +108,45 @@ static int svc_vprintf(struct ag_block *b, const char *fmt, const void *args)
 	return n;
 }
 
+/* Device-side malloc: host memory behind a header that keeps the size,
+ * so that the bytes live count against the heap limit
+ * (cudaLimitMallocHeapSize), as the device heap does on a GPU. */
+#define HEAP_HEADER 16
+
 static void *svc_malloc(struct ag_block *b, unsigned long long size)
 {
-	return malloc(size);
+	struct ag_exec *x = ((struct job *)b->env->svc_ctx)->x;
+	uint64_t limit = atomic_load(&x->heap_limit);
+	uint64_t used = atomic_fetch_add(&x->heap_used, size);
+	unsigned char *p = NULL;
+
+	if (size <= limit && used <= limit - size && size <= UINT64_MAX - HEAP_HEADER)
+		p = malloc(HEAP_HEADER + size);
+	if (!p) {
+		atomic_fetch_sub(&x->heap_used, size);
+		return NULL;
+	}
+	memcpy(p, &size, sizeof(size));
+	return p + HEAP_HEADER;
 }
 
 static void svc_free(struct ag_block *b, void *p)
 {
-	free(p);
+	struct ag_exec *x = ((struct job *)b->env->svc_ctx)->x;
+	unsigned char *h;
+	unsigned long long size;
+
+	if (!p)
+		return;
+	h = (unsigned char *)p - HEAP_HEADER;
+	memcpy(&size, h, sizeof(size));
+	atomic_fetch_sub(&x->heap_used, size);
+	free(h);
+}
+
+void ag_exec_set_heap_limit(struct ag_exec *x, uint64_t bytes)
+{
+	atomic_store(&x->heap_limit, bytes);
 }
 
 static void svc_assertfail(struct ag_block *b, const char *msg, const char *file,
@@ -249,6 +283,7 @@ struct ag_exec *ag_exec_new(ag_print_fn print, void *print_ctx)
 	struct ag_exec *x = xcalloc(1, sizeof(*x));
 	x->print = print;
 	x->print_ctx = print_ctx;
+	atomic_init(&x->heap_limit, UINT64_MAX);
 	pthread_mutex_init(&x->print_lock, NULL);
 	pthread_mutex_init(&x->run_lock, NULL);
 	pthread_mutex_init(&x->lock, NULL);

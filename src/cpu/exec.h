@@ -12,6 +12,7 @@
 #define AG_CPU_EXEC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cpu/kernel_abi.h"
 #include "util/strbuf.h"
@@ -24,6 +25,9 @@ typedef void (*ag_print_fn)(void *ctx, const char *text, size_t len);
 /* print NULL: stdout. */
 struct ag_exec *ag_exec_new(ag_print_fn print, void *print_ctx);
 void ag_exec_free(struct ag_exec *x);
+
+/* The most bytes device-side malloc may have live at once. */
+void ag_exec_set_heap_limit(struct ag_exec *x, uint64_t bytes);
 
 /* Runs every block of the grid env describes with k->fn.  Launches from
  * several threads are run one after the other.  resident: all blocks at

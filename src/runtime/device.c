@@ -379,6 +379,8 @@ RT_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 	if ((unsigned)limit > cudaLimitDevRuntimePendingLaunchCount)
 		return rt_error(cudaErrorUnsupportedLimit);
 	e = rt_current(&d);
+	if (e == cudaSuccess && rt_ops()->set_limit)
+		e = rt_ops()->set_limit(d->b, limit, value);
 	if (e == cudaSuccess)
 		d->limits[limit] = value;
 	return rt_result(d, e);
