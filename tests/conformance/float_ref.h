@@ -81,4 +81,21 @@ static u64 sat32(u64 v)
 #define F32(name, text, ref) CONF_OP(name, float, "f", float, "f", text, ref)
 #define F64(name, text, ref) CONF_OP(name, double, "d", double, "d", text, ref)
 
+/* f64 sqrt and reciprocal, IEEE-rounded in mode. */
+static u64 sqrt64(u64 a, int mode)
+{
+	return in_mode(mode, [&] {
+		volatile double x = f64(a);
+		return bits64(sqrt(x));
+	});
+}
+
+static u64 rcp64(u64 a, int mode)
+{
+	return in_mode(mode, [&] {
+		volatile double x = f64(a);
+		return bits64(1.0 / x);
+	});
+}
+
 #endif
