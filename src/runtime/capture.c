@@ -63,6 +63,9 @@ static __thread enum cudaStreamCaptureMode thread_mode = cudaStreamCaptureModeGl
 
 static void set_deps(struct member *m, struct rt_node *const *deps, size_t n)
 {
+	m->ndeps = n;
+	if (!n)
+		return;
 	if (n > m->cap) {
 		m->cap = n;
 		m->deps = xrealloc(m->deps, n * sizeof(*m->deps));
@@ -70,15 +73,15 @@ static void set_deps(struct member *m, struct rt_node *const *deps, size_t n)
 	}
 	memcpy(m->deps, deps, n * sizeof(*deps));
 	memset(m->edges, 0, n * sizeof(*m->edges));
-	m->ndeps = n;
 }
 
 static void add_deps(struct member *m, struct rt_node *const *deps, size_t n)
 {
 	struct rt_node **all = xmalloc((m->ndeps + n + 1) * sizeof(*all));
-	size_t k = m->ndeps;
+	size_t k = 0;
 
-	memcpy(all, m->deps, k * sizeof(*all));
+	for (size_t i = 0; i < m->ndeps; i++)
+		all[k++] = m->deps[i];
 	for (size_t i = 0; i < n; i++) {
 		size_t j = 0;
 
@@ -276,7 +279,8 @@ cudaError_t rt_capture_record(struct rt_device *d, struct ag_stream *s, cudaEven
 		me->id = m->c->id;
 		me->ndeps = m->ndeps;
 		me->deps = xmalloc((m->ndeps + 1) * sizeof(*me->deps));
-		memcpy(me->deps, m->deps, m->ndeps * sizeof(*me->deps));
+		for (size_t i = 0; i < m->ndeps; i++)
+			me->deps[i] = m->deps[i];
 		rt_ptrmap_put(&marked, e, me);
 	}
 	pthread_mutex_unlock(&lock);

@@ -138,21 +138,19 @@ void rt_pools_release(struct rt_device *d)
 	pthread_mutex_unlock(&lock);
 }
 
-/* May a block freed earlier serve stream s now?  Waiting on the free's
- * event makes it safe when internal dependencies are allowed. */
-static int reusable(struct rt_pool *p, struct rt_device *d, struct block *b,
-		    struct ag_stream *s)
+/* May a block freed earlier serve stream s without waiting?  Yes when it
+ * was freed on s (stream order puts the free first) or, if the pool
+ * allows opportunistic reuse, when the free has completed. */
+static int ready(struct rt_pool *p, struct rt_device *d, struct block *b, struct ag_stream *s)
 {
-	if (b->s == s)
-		return 1;
-	if (p->opportunistic && rt_ops()->event_query(d->b, b->ev) == cudaSuccess)
-		return 1;
-	return p->internal_deps && rt_ops()->stream_wait_event(d->b, s, b->ev) == cudaSuccess;
+	return b->s == s ||
+	       (p->opportunistic && rt_ops()->event_query(d->b, b->ev) == cudaSuccess);
 }
 
-/* The smallest freed block that fits, without wasting more than half. */
-static struct block *take_free(struct rt_pool *p, struct rt_device *d, uint64_t size,
-			       struct ag_stream *s)
+/* The smallest freed block that fits without wasting more than half (and
+ * is ready, if asked); the link that points to it, or NULL. */
+static struct block **best_fit(struct rt_pool *p, struct rt_device *d, uint64_t size,
+			       struct ag_stream *s, int need_ready)
 {
 	struct block **best = NULL;
 
@@ -160,18 +158,31 @@ static struct block *take_free(struct rt_pool *p, struct rt_device *d, uint64_t 
 		uint64_t have = (*link)->size;
 
 		if (have >= size && have / 2 <= size && (!best || have < (*best)->size) &&
-		    reusable(p, d, *link, s))
+		    (!need_ready || ready(p, d, *link, s)))
 			best = link;
 	}
-	if (best) {
-		struct block *b = *best;
+	return best;
+}
 
-		*best = b->next;
-		rt_ops()->event_destroy(d->b, b->ev);
-		b->ev = NULL;
-		return b;
+/* A freed block for stream s: a ready one, else (when the pool allows
+ * internal dependencies) one that s is made to wait for. */
+static struct block *take_free(struct rt_pool *p, struct rt_device *d, uint64_t size,
+			       struct ag_stream *s)
+{
+	struct block **best = best_fit(p, d, size, s, 1), *b;
+
+	if (!best && p->internal_deps) {
+		best = best_fit(p, d, size, s, 0);
+		if (best && rt_ops()->stream_wait_event(d->b, s, (*best)->ev) != cudaSuccess)
+			best = NULL;
 	}
-	return NULL;
+	if (!best)
+		return NULL;
+	b = *best;
+	*best = b->next;
+	rt_ops()->event_destroy(d->b, b->ev);
+	b->ev = NULL;
+	return b;
 }
 
 static cudaError_t new_block(struct rt_pool *p, struct rt_device *d, uint64_t size,
