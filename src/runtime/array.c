@@ -98,8 +98,10 @@ static cudaError_t array_alloc(cudaArray_t *out, const struct cudaChannelFormatD
 	e = rt_current(&d);
 	if (e != cudaSuccess)
 		return rt_result(d, e);
-	size = (uint64_t)extent.width * elem * at_least_1(extent.height) *
-	       at_least_1(extent.depth);
+	if (__builtin_mul_overflow((uint64_t)extent.width, elem, &size) ||
+	    __builtin_mul_overflow(size, at_least_1(extent.height), &size) ||
+	    __builtin_mul_overflow(size, at_least_1(extent.depth), &size))
+		return rt_error(cudaErrorMemoryAllocation);
 	e = rt_ops()->mem_alloc(d->b, size, AG_MEM_DEVICE, &p);
 	if (e != cudaSuccess)
 		return rt_result(d, e);
@@ -207,12 +209,17 @@ static struct cudaPitchedPtr storage(const struct rt_array *a)
 	return p;
 }
 
+static int span_fits(size_t pos, size_t len, size_t total)
+{
+	return len <= total && pos <= total - len;
+}
+
 /* Whether a box at pos (x in bytes) of size (width in bytes) lies in a. */
 static int box_fits(const struct rt_array *a, struct cudaPos pos, struct cudaExtent size)
 {
-	return pos.x + size.width <= a->pitch &&
-	       pos.y + size.height <= at_least_1(a->extent.height) &&
-	       pos.z + size.depth <= at_least_1(a->extent.depth);
+	return span_fits(pos.x, size.width, a->pitch) &&
+	       span_fits(pos.y, size.height, at_least_1(a->extent.height)) &&
+	       span_fits(pos.z, size.depth, at_least_1(a->extent.depth));
 }
 
 /* One side of a 3D copy: an array becomes its storage, its position and
@@ -313,9 +320,10 @@ static cudaError_t copy_linear(struct side2d dst, struct side2d src, size_t coun
 		a = array_find(s->array);
 		if (!a)
 			return rt_error(cudaErrorInvalidValue);
-		off = s->y * a->pitch + s->x;
-		if (off + count > a->pitch * at_least_1(a->extent.height) *
-				  at_least_1(a->extent.depth))
+		if (__builtin_mul_overflow(s->y, a->pitch, &off) ||
+		    __builtin_add_overflow(off, s->x, &off) ||
+		    !span_fits(off, count, a->pitch * at_least_1(a->extent.height) *
+					   at_least_1(a->extent.depth)))
 			return rt_error(cudaErrorInvalidValue);
 		*s = (struct side2d){ .ptr = (const char *)(uintptr_t)a->base + off, .pitch = count };
 	}

@@ -18,7 +18,7 @@
 static cudaError_t managed_range(const void *p, size_t count, struct rt_range *r)
 {
 	if (!p || !count || !rt_mem_find(p, r) || r->kind != RT_MEM_MANAGED ||
-	    (uintptr_t)p - r->base + count > r->size)
+	    count > r->size - ((uintptr_t)p - r->base))
 		return cudaErrorInvalidValue;
 	return cudaSuccess;
 }

@@ -23,15 +23,16 @@ __global__ void twice(int *p, int n)
 		p[i] *= 2;
 }
 
-/* Each thread allocates bytes from the device heap; ok[i] says whether it got them. */
+/* Each thread allocates bytes from the device heap and holds them until
+ * every thread of the block has asked; ok[i] says whether it got them. */
 __global__ void heap_alloc(size_t bytes, int *ok)
 {
 	char *p = (char *)malloc(bytes);
 	ok[threadIdx.x] = p != NULL;
-	if (p) {
+	if (p)
 		p[0] = p[bytes - 1] = 1;
-		free(p);
-	}
+	__syncthreads();
+	free(p);
 }
 
 static void expect_attr(const void *p, cudaMemoryType type, int device, const void *dptr,
@@ -105,9 +106,14 @@ static void test_limits(int heap_enforced)
 	CK_EXPECT(cudaDeviceGetLimit(NULL, cudaLimitStackSize), cudaErrorInvalidValue);
 	cudaGetLastError();
 
-	/* 1 MiB of heap: 32 threads x 16 KiB fit, 32 x 64 KiB do not all fit. */
+	/* 1 MiB of heap: 32 threads x 16 KiB fit, 32 x 64 KiB do not all fit,
+	 * nor does one block of 2 MiB. */
 	int *ok, h[32];
 	CK(cudaMalloc(&ok, sizeof(h)));
+	heap_alloc<<<1, 1>>>(2 << 20, ok);
+	CK(cudaMemcpy(h, ok, sizeof(int), cudaMemcpyDeviceToHost));
+	if (heap_enforced)
+		check(h[0] == 0, "2 MiB from a 1 MiB heap succeeded");
 	heap_alloc<<<1, 32>>>(16 << 10, ok);
 	CK(cudaMemcpy(h, ok, sizeof(h), cudaMemcpyDeviceToHost));
 	int got = 0;
