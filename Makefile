@@ -43,8 +43,10 @@ demo: build
 test: build
 	@$(MAKE) --no-print-directory -k test-release test-asan test-fuzz
 
+# Tests labelled pending document what the engine does not do yet: run
+# them with `cd build && ctest -L pending`.
 test-release: build
-	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE pending
 
 test-asan: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DANYGPU_SANITIZE=ON -DAG_CUDA_TESTS=OFF
