@@ -20,6 +20,7 @@
 
 struct rt_node {
 	struct rt_graph *g;
+	size_t index;                  /* in g->nodes: the order of creation */
 	struct rt_node_params p;
 	struct rt_node **deps;         /* incoming edges */
 	size_t ndeps, capdeps;
@@ -31,9 +32,14 @@ struct rt_graph {
 	size_t n, cap;
 };
 
+/* An executable graph remembers the shape it was made from, by creation
+ * index, so that cudaGraphExecUpdate can pair a graph's nodes with it. */
 struct rt_exec {
 	struct rt_node **src;          /* the graph's node each step came from */
 	struct rt_node_params *steps;  /* topological order */
+	size_t *order;                 /* creation index of each step's node */
+	size_t *edge_start;            /* node k's dependencies are ... */
+	size_t *edges;                 /* ... edges[edge_start[k] .. edge_start[k + 1]) */
 	size_t n;
 };
 
@@ -141,6 +147,7 @@ static cudaError_t graph_add_locked(struct rt_graph *g, const struct rt_node_par
 		return e;
 	n = xcalloc(1, sizeof(*n));
 	n->g = g;
+	n->index = g->n;
 	params_copy(&n->p, p);
 	for (size_t i = 0; i < ndeps; i++)
 		add_dep(n, deps[i]);
@@ -714,6 +721,23 @@ static int topo_order(const struct rt_graph *g, size_t *order)
 	return tail == g->n;
 }
 
+/* The graph's edges by creation index, for cudaGraphExecUpdate. */
+static void record_edges(struct rt_exec *x, const struct rt_graph *g)
+{
+	size_t total = 0, e = 0;
+
+	x->edge_start = xmalloc((g->n + 1) * sizeof(*x->edge_start));
+	for (size_t k = 0; k < g->n; k++)
+		total += g->nodes[k]->ndeps;
+	x->edges = xmalloc((total ? total : 1) * sizeof(*x->edges));
+	for (size_t k = 0; k < g->n; k++) {
+		x->edge_start[k] = e;
+		for (size_t j = 0; j < g->nodes[k]->ndeps; j++)
+			x->edges[e++] = g->nodes[k]->deps[j]->index;
+	}
+	x->edge_start[g->n] = e;
+}
+
 static cudaError_t instantiate(cudaGraphExec_t *pExec, cudaGraph_t graph,
 			       unsigned long long flags)
 {
@@ -751,6 +775,9 @@ static cudaError_t instantiate(cudaGraphExec_t *pExec, cudaGraph_t graph,
 			x->src[i] = g->nodes[order[i]];
 			params_copy(&x->steps[i], &x->src[i]->p);
 		}
+		x->order = order;
+		order = NULL;
+		record_edges(x, g);
 		rt_ptrmap_put(&live, x, &tag_exec);
 		*pExec = (cudaGraphExec_t)x;
 	}
@@ -786,8 +813,67 @@ RT_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 		params_free(&x->steps[i]);
 	free(x->steps);
 	free(x->src);
+	free(x->order);
+	free(x->edge_start);
+	free(x->edges);
 	free(x);
 	return cudaSuccess;
+}
+
+/* Pairs g's nodes with x's by creation order: same count, same types, the
+ * same dependencies in the same order. */
+static enum cudaGraphExecUpdateResult same_shape(const struct rt_exec *x,
+						 const struct rt_graph *g,
+						 cudaGraphExecUpdateResultInfo *info)
+{
+	if (g->n != x->n)
+		return cudaGraphExecUpdateErrorTopologyChanged;
+	for (size_t i = 0; i < x->n; i++) {
+		size_t k = x->order[i];
+		struct rt_node *n = g->nodes[k];
+		size_t first = x->edge_start[k];
+
+		info->errorNode = (cudaGraphNode_t)n;
+		if (n->p.type != x->steps[i].type)
+			return cudaGraphExecUpdateErrorNodeTypeChanged;
+		if (n->ndeps != x->edge_start[k + 1] - first)
+			return cudaGraphExecUpdateErrorTopologyChanged;
+		for (size_t j = 0; j < n->ndeps; j++) {
+			if (n->deps[j]->index == x->edges[first + j])
+				continue;
+			info->errorFromNode = (cudaGraphNode_t)n->deps[j];
+			return cudaGraphExecUpdateErrorTopologyChanged;
+		}
+	}
+	info->errorNode = NULL;
+	return cudaGraphExecUpdateSuccess;
+}
+
+/* The parameters of a graph of the same shape replace the executable
+ * graph's, as when each step's node parameters were set. */
+RT_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+				       cudaGraphExecUpdateResultInfo *resultInfo)
+{
+	cudaGraphExecUpdateResultInfo info = { cudaGraphExecUpdateError, NULL, NULL };
+	struct rt_exec *x;
+	struct rt_graph *g;
+
+	pthread_mutex_lock(&lock);
+	x = find(hGraphExec, &tag_exec);
+	g = find(hGraph, &tag_graph);
+	if (x && g)
+		info.result = same_shape(x, g, &info);
+	for (size_t i = 0; info.result == cudaGraphExecUpdateSuccess && i < x->n; i++) {
+		params_free(&x->steps[i]);
+		params_copy(&x->steps[i], &g->nodes[x->order[i]]->p);
+	}
+	pthread_mutex_unlock(&lock);
+	if (resultInfo)
+		*resultInfo = info;
+	if (!x || !g)
+		return rt_error(cudaErrorInvalidValue);
+	return info.result == cudaGraphExecUpdateSuccess
+		       ? cudaSuccess : rt_error(cudaErrorGraphExecUpdateFailure);
 }
 
 RT_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
