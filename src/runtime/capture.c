@@ -57,7 +57,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rt_ptrmap members;       /* ag_stream -> member */
 static struct rt_ptrmap marked;        /* ag_event -> marked_event */
 static struct capture **active;
-static size_t nactive;
+static size_t nactive;                 /* read without the lock: see idle() */
 static unsigned long long last_id;
 static __thread enum cudaStreamCaptureMode thread_mode = cudaStreamCaptureModeGlobal;
 
@@ -134,7 +134,8 @@ static struct rt_graph *finish(struct capture *c)
 		leave(c->members[c->nmembers - 1]);
 	while (active[i] != c)
 		i++;
-	active[i] = active[--nactive];
+	active[i] = active[nactive - 1];
+	__atomic_store_n(&nactive, nactive - 1, __ATOMIC_RELEASE);
 	free(c->members);
 	free(c);
 	return g;
@@ -163,6 +164,14 @@ static cudaError_t legacy_check(const struct rt_device *d)
 	return e;
 }
 
+/* No capture anywhere: what every launch and copy asks first, without the
+ * lock.  A capture that begins meanwhile on another thread cannot involve
+ * the caller's stream, which this thread is using. */
+static int idle(void)
+{
+	return __atomic_load_n(&nactive, __ATOMIC_ACQUIRE) == 0;
+}
+
 /* Adds a node after m's dependencies; it becomes m's only dependency. */
 static cudaError_t append(struct member *m, const struct rt_node_params *p)
 {
@@ -183,6 +192,8 @@ cudaError_t rt_capture_op(struct rt_device *d, struct ag_stream *s,
 	cudaError_t e = cudaSuccess;
 
 	*captured = 0;
+	if (idle())
+		return cudaSuccess;
 	pthread_mutex_lock(&lock);
 	m = s ? rt_ptrmap_get(&members, s) : NULL;
 	if (!s) {
@@ -228,6 +239,8 @@ cudaError_t rt_capture_unsafe_check(int device_wide)
 {
 	cudaError_t e = cudaSuccess;
 
+	if (idle())
+		return cudaSuccess;
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < nactive; i++) {
 		if (forbids(active[i], device_wide)) {
@@ -410,7 +423,8 @@ static cudaError_t begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode
 	c->thread = pthread_self();
 	c->dev = d->ordinal;
 	active = xrealloc(active, (nactive + 1) * sizeof(*active));
-	active[nactive++] = c;
+	active[nactive] = c;
+	__atomic_store_n(&nactive, nactive + 1, __ATOMIC_RELEASE);
 	join(c, s, !(flags & cudaStreamNonBlocking));
 	pthread_mutex_unlock(&lock);
 	return cudaSuccess;
