@@ -32,6 +32,12 @@ cudaError_t advise12(const void *devPtr, size_t count, enum cudaMemoryAdvise adv
 #define SAME(f) (out->f = p->f)
 #define SAME_ARRAY(f) memcpy(out->f, p->f, sizeof(out->f))
 
+/* CUDA 12's size, and the prefix both layouts share. */
+_Static_assert(sizeof(struct cudaDeviceProp12) == 1032, "CUDA 12 cudaDeviceProp is 1032 bytes");
+_Static_assert(offsetof(struct cudaDeviceProp12, clockRate) ==
+	       offsetof(struct cudaDeviceProp, maxGridSize) + sizeof(int[3]),
+	       "the layouts agree up to maxGridSize");
+
 static void props12(const struct cudaDeviceProp *p, const struct rt_device *d,
 		    struct cudaDeviceProp12 *out)
 {

@@ -8,7 +8,8 @@
  * location, flags) and remembered, for the whole allocation, in the
  * allocation table, so that the range attributes read back what was said.
  * The CUDA 13 and CUDA 12 entry points (whose signatures differ) are in
- * abi13.c and abi12.c; they call rt_mem_prefetch and rt_mem_advise.
+ * abi13.c and abi12.c; they call rt_mem_prefetch and rt_mem_advise.  The
+ * batch calls (CUDA 13) check every range and location first, then record.
  */
 #include "rt.h"
 
@@ -42,6 +43,21 @@ static cudaError_t check_location(struct cudaMemLocation loc)
 	}
 }
 
+/* Checks one prefetch; *r is its managed allocation. */
+static cudaError_t check_prefetch(const void *p, size_t count, struct cudaMemLocation loc,
+				  struct rt_range *r)
+{
+	cudaError_t e = managed_range(p, count, r);
+
+	return e == cudaSuccess ? check_location(loc) : e;
+}
+
+static void record_prefetch(struct rt_range *r, struct cudaMemLocation loc)
+{
+	r->advice.prefetched = loc;
+	rt_mem_set_advice(r->base, &r->advice);
+}
+
 cudaError_t rt_mem_prefetch(const void *p, size_t count, struct cudaMemLocation loc,
 			    unsigned flags, cudaStream_t stream, int per_thread_default)
 {
@@ -52,16 +68,104 @@ cudaError_t rt_mem_prefetch(const void *p, size_t count, struct cudaMemLocation 
 
 	if (e != cudaSuccess)
 		return rt_result(d, e);
-	if (flags)
-		return rt_error(cudaErrorInvalidValue);
-	e = managed_range(p, count, &r);
-	if (e == cudaSuccess)
-		e = check_location(loc);
+	e = flags ? cudaErrorInvalidValue : check_prefetch(p, count, loc, &r);
 	if (e != cudaSuccess)
 		return rt_error(e);
-	r.advice.prefetched = loc;
-	rt_mem_set_advice(r.base, &r.advice);
+	record_prefetch(&r, loc);
 	return cudaSuccess;
+}
+
+/* What every batch call checks: a stream other than the legacy one, on a
+ * device where host and device may use managed memory at once, flags 0,
+ * and count managed ranges. */
+static cudaError_t check_batch(void **dptrs, size_t *sizes, size_t count,
+			       unsigned long long flags, cudaStream_t stream)
+{
+	struct rt_device *d;
+	struct ag_stream *s;
+	struct rt_range r;
+	cudaError_t e;
+
+	if (!stream || stream == cudaStreamLegacy || flags || !count || !dptrs || !sizes)
+		return cudaErrorInvalidValue;
+	e = rt_stream_get(stream, 0, &d, &s);
+	if (e == cudaSuccess && !d->info.concurrent_managed)
+		e = cudaErrorNotSupported;
+	for (size_t i = 0; i < count && e == cudaSuccess; i++)
+		e = managed_range(dptrs[i], sizes[i], &r);
+	return e;
+}
+
+/* The location of operation i: locs[k] applies from idxs[k] on. */
+static struct cudaMemLocation batch_location(size_t i, const struct cudaMemLocation *locs,
+					     const size_t *idxs, size_t nlocs)
+{
+	size_t k = nlocs - 1;
+
+	while (idxs[k] > i)
+		k--;
+	return locs[k];
+}
+
+/* idxs starts at 0 and rises, below count; every location is valid. */
+static cudaError_t check_batch_locations(size_t count, const struct cudaMemLocation *locs,
+					 const size_t *idxs, size_t nlocs)
+{
+	cudaError_t e = cudaSuccess;
+
+	if (!locs || !idxs || !nlocs || nlocs > count || idxs[0] != 0)
+		return cudaErrorInvalidValue;
+	for (size_t k = 0; k < nlocs && e == cudaSuccess; k++) {
+		if (idxs[k] >= count || (k && idxs[k] <= idxs[k - 1]))
+			return cudaErrorInvalidValue;
+		e = check_location(locs[k]);
+	}
+	return e;
+}
+
+static cudaError_t prefetch_batch(void **dptrs, size_t *sizes, size_t count,
+				  struct cudaMemLocation *locs, size_t *idxs, size_t nlocs,
+				  unsigned long long flags, cudaStream_t stream)
+{
+	struct rt_range r;
+	cudaError_t e = check_batch(dptrs, sizes, count, flags, stream);
+
+	if (e == cudaSuccess)
+		e = check_batch_locations(count, locs, idxs, nlocs);
+	if (e != cudaSuccess)
+		return rt_error(e);
+	for (size_t i = 0; i < count; i++) {
+		managed_range(dptrs[i], sizes[i], &r);
+		record_prefetch(&r, batch_location(i, locs, idxs, nlocs));
+	}
+	return cudaSuccess;
+}
+
+RT_API cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count,
+					     struct cudaMemLocation *prefetchLocs,
+					     size_t *prefetchLocIdxs, size_t numPrefetchLocs,
+					     unsigned long long flags, cudaStream_t stream)
+{
+	return prefetch_batch(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs,
+			      numPrefetchLocs, flags, stream);
+}
+
+/* Discarded contents may keep their old values: nothing to do once the
+ * ranges are checked. */
+RT_API cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count,
+					    unsigned long long flags, cudaStream_t stream)
+{
+	return rt_error(check_batch(dptrs, sizes, count, flags, stream));
+}
+
+RT_API cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count,
+						       struct cudaMemLocation *prefetchLocs,
+						       size_t *prefetchLocIdxs,
+						       size_t numPrefetchLocs,
+						       unsigned long long flags, cudaStream_t stream)
+{
+	return prefetch_batch(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs,
+			      numPrefetchLocs, flags, stream);
 }
 
 static void set_accessed_by(struct rt_advice *a, struct cudaMemLocation loc, int on)

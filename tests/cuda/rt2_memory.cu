@@ -4,7 +4,8 @@
  * (CUDA 11+: unknown host memory is cudaMemoryTypeUnregistered, not an
  * error); device limits stored, read back, reset by cudaDeviceReset, and
  * the malloc heap limit enforced on device-side malloc; unified memory
- * hints (cudaMemPrefetchAsync, cudaMemAdvise, cudaStreamAttachMemAsync)
+ * hints (cudaMemPrefetchAsync and its batch forms, cudaMemAdvise,
+ * cudaStreamAttachMemAsync)
  * checked as CUDA checks them and read back by cudaMemRangeGetAttribute(s),
  * with a kernel still seeing the data.  A device without managed memory
  * (the remote backend) must refuse cudaMallocManaged instead; the remote
@@ -193,6 +194,44 @@ static void test_managed(int dev)
 		  cudaErrorInvalidResourceHandle);
 	cudaGetLastError();
 
+	/* Batches: on a stream other than the legacy one; each location
+	 * applies from its index on.  Advice is kept per allocation, so the
+	 * last operation's location is what reads back. */
+	int concurrent;
+	CK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev));
+	void *ptrs[3] = { m, m + 1024, m + 2048 };
+	size_t lens[3] = { 4096, 4096, 8192 };
+	cudaMemLocation locs[2] = { host, here };
+	size_t idxs[2] = { 0, 2 }, zero_zero[2] = { 0, 0 }, from_one[1] = { 1 };
+	if (concurrent) {
+		CK(cudaMemPrefetchBatchAsync(ptrs, lens, 3, locs, idxs, 2, 0, s));
+		check(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, 4) == dev,
+		      "batch prefetch: last location");
+		CK(cudaMemDiscardAndPrefetchBatchAsync(ptrs, lens, 3, locs, idxs, 1, 0, s));
+		check(range_int(cudaMemRangeAttributeLastPrefetchLocation, m, 4) == cudaCpuDeviceId,
+		      "discard and prefetch: last location");
+		CK(cudaMemDiscardBatchAsync(ptrs, lens, 3, 0, s));
+		CK(cudaMemPrefetchAsync(m, N * sizeof(int), here, 0, s));   /* contents defined again */
+		CK(cudaStreamSynchronize(s));
+	}
+	CK_EXPECT(cudaMemPrefetchBatchAsync(ptrs, lens, 3, locs, idxs, 2, 0, NULL),
+		  cudaErrorInvalidValue);
+	CK_EXPECT(cudaMemPrefetchBatchAsync(ptrs, lens, 3, locs, zero_zero, 2, 0, s),
+		  cudaErrorInvalidValue);
+	CK_EXPECT(cudaMemPrefetchBatchAsync(ptrs, lens, 3, locs, from_one, 1, 0, s),
+		  cudaErrorInvalidValue);
+	CK_EXPECT(cudaMemPrefetchBatchAsync(ptrs, lens, 3, locs, idxs, 2, 1, s),
+		  cudaErrorInvalidValue);
+	CK_EXPECT(cudaMemDiscardBatchAsync(ptrs, lens, 3, 0, cudaStreamLegacy), cudaErrorInvalidValue);
+	locs[1] = nowhere;
+	if (concurrent)
+		CK_EXPECT(cudaMemPrefetchBatchAsync(ptrs, lens, 3, locs, idxs, 2, 0, s),
+			  cudaErrorInvalidDevice);
+	ptrs[1] = d;
+	CK_EXPECT(cudaMemDiscardBatchAsync(ptrs, lens, 3, 0, s),
+		  concurrent ? cudaErrorInvalidValue : cudaErrorNotSupported);
+	cudaGetLastError();
+
 	/* Advice, read back. */
 	CK(cudaMemAdvise(m, N * sizeof(int), cudaMemAdviseSetReadMostly, here));
 	check(range_int(cudaMemRangeAttributeReadMostly, m, N * 4) == 1, "read-mostly set");
@@ -238,7 +277,7 @@ static void test_managed(int dev)
 					   cudaMemRangeAttributePreferredLocation,
 					   cudaMemRangeAttributeLastPrefetchLocation };
 	CK(cudaMemRangeGetAttributes(data, sizes, attrs, 3, m, N * 4));
-	check(rm == 0 && pl == cudaInvalidDeviceId && lp == cudaCpuDeviceId,
+	check(rm == 0 && pl == cudaInvalidDeviceId && lp == (concurrent ? dev : cudaCpuDeviceId),
 	      "attributes at once: %d %d %d", rm, pl, lp);
 	int v;
 	CK_EXPECT(cudaMemRangeGetAttribute(&v, 8, cudaMemRangeAttributeReadMostly, m, 4),
