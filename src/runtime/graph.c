@@ -250,6 +250,7 @@ static cudaError_t kernel_params(const struct cudaKernelNodeParams *kp,
 	uint32_t bytes;
 	cudaError_t e;
 
+	memset(p, 0, sizeof(*p));
 	if (!kp)
 		return cudaErrorInvalidValue;
 	if (kp->extra) {
@@ -294,6 +295,7 @@ static cudaError_t copy_params(const struct cudaMemcpy3DParms *cp, struct rt_nod
 {
 	static int said;
 
+	memset(p, 0, sizeof(*p));
 	if (!cp)
 		return cudaErrorInvalidValue;
 	if (cp->srcArray || cp->dstArray) {
@@ -321,10 +323,9 @@ RT_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph
 	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
 }
 
-RT_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
-					    const cudaGraphNode_t *pDependencies,
-					    size_t numDependencies, void *dst, const void *src,
-					    size_t count, enum cudaMemcpyKind kind)
+/* A 1D copy as the 3D parameters memcpy nodes keep. */
+static struct cudaMemcpy3DParms copy_1d(void *dst, const void *src, size_t count,
+					enum cudaMemcpyKind kind)
 {
 	struct cudaMemcpy3DParms cp = { 0 };
 
@@ -337,7 +338,29 @@ RT_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGra
 	cp.extent.width = count;
 	cp.extent.height = cp.extent.depth = 1;
 	cp.kind = kind;
+	return cp;
+}
+
+RT_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+					    const cudaGraphNode_t *pDependencies,
+					    size_t numDependencies, void *dst, const void *src,
+					    size_t count, enum cudaMemcpyKind kind)
+{
+	struct cudaMemcpy3DParms cp = copy_1d(dst, src, count, kind);
+
 	return cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, &cp);
+}
+
+static cudaError_t fill_params(const struct cudaMemsetParams *m, struct rt_node_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!m || !m->dst || (m->elementSize != 1 && m->elementSize != 2 && m->elementSize != 4))
+		return cudaErrorInvalidValue;
+	if (m->height > 1 && m->pitch < m->width * m->elementSize)
+		return cudaErrorInvalidValue;
+	p->type = cudaGraphNodeTypeMemset;
+	p->u.fill = *m;
+	return cudaSuccess;
 }
 
 RT_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -345,15 +368,22 @@ RT_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph
 					  size_t numDependencies,
 					  const struct cudaMemsetParams *pMemsetParams)
 {
-	const struct cudaMemsetParams *m = pMemsetParams;
-	struct rt_node_params p = { .type = cudaGraphNodeTypeMemset };
+	struct rt_node_params p;
+	cudaError_t e = fill_params(pMemsetParams, &p);
 
-	if (!m || !m->dst || (m->elementSize != 1 && m->elementSize != 2 && m->elementSize != 4))
-		return rt_error(cudaErrorInvalidValue);
-	if (m->height > 1 && m->pitch < m->width * m->elementSize)
-		return rt_error(cudaErrorInvalidValue);
-	p.u.fill = *m;
+	if (e != cudaSuccess)
+		return rt_error(e);
 	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+}
+
+static cudaError_t host_params(const struct cudaHostNodeParams *hp, struct rt_node_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!hp || !hp->fn)
+		return cudaErrorInvalidValue;
+	p->type = cudaGraphNodeTypeHost;
+	p->u.host = *hp;
+	return cudaSuccess;
 }
 
 RT_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -361,11 +391,11 @@ RT_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t
 					size_t numDependencies,
 					const struct cudaHostNodeParams *pNodeParams)
 {
-	struct rt_node_params p = { .type = cudaGraphNodeTypeHost };
+	struct rt_node_params p;
+	cudaError_t e = host_params(pNodeParams, &p);
 
-	if (!pNodeParams || !pNodeParams->fn)
-		return rt_error(cudaErrorInvalidValue);
-	p.u.host = *pNodeParams;
+	if (e != cudaSuccess)
+		return rt_error(e);
 	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
 }
 
@@ -642,28 +672,6 @@ RT_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
 	return rt_error(e);
 }
 
-RT_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
-						const struct cudaKernelNodeParams *pNodeParams)
-{
-	struct rt_node_params p;
-	struct rt_node *n;
-	cudaError_t e = kernel_params(pNodeParams, &p);
-
-	if (e != cudaSuccess)
-		return rt_error(e);
-	pthread_mutex_lock(&lock);
-	n = find(node, &tag_node);
-	if (n && n->p.type == cudaGraphNodeTypeKernel) {
-		params_free(&n->p);
-		n->p = p;
-	} else {
-		params_free(&p);
-		e = cudaErrorInvalidValue;
-	}
-	pthread_mutex_unlock(&lock);
-	return rt_error(e);
-}
-
 /* A node's parameters of the given type (the union's member at its start). */
 static cudaError_t get_params(cudaGraphNode_t node, enum cudaGraphNodeType type, void *out,
 			      size_t size)
@@ -876,31 +884,120 @@ RT_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t h
 		       ? cudaSuccess : rt_error(cudaErrorGraphExecUpdateFailure);
 }
 
+/* New parameters for a node of a graph (x NULL), or for the step an
+ * executable graph made of it; the node's type must stay.  built is what
+ * building p returned; p's copies are freed here. */
+static cudaError_t set_params(cudaGraphExec_t exec, cudaGraphNode_t node, cudaError_t built,
+			      struct rt_node_params *p)
+{
+	struct rt_node_params *dst = NULL;
+	struct rt_exec *x;
+	struct rt_node *n;
+
+	pthread_mutex_lock(&lock);
+	x = exec ? find(exec, &tag_exec) : NULL;
+	n = exec ? NULL : find(node, &tag_node);
+	for (size_t i = 0; x && i < x->n; i++)
+		if (x->src[i] == (struct rt_node *)node)
+			dst = &x->steps[i];
+	if (n)
+		dst = &n->p;
+	if (built == cudaSuccess && dst && dst->type == p->type) {
+		params_free(dst);
+		params_copy(dst, p);
+	} else if (built == cudaSuccess) {
+		built = cudaErrorInvalidValue;
+	}
+	pthread_mutex_unlock(&lock);
+	params_free(p);
+	return rt_error(built);
+}
+
+RT_API cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+						const struct cudaKernelNodeParams *pNodeParams)
+{
+	struct rt_node_params p;
+
+	return set_params(NULL, node, kernel_params(pNodeParams, &p), &p);
+}
+
 RT_API cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
 						    cudaGraphNode_t node,
 						    const struct cudaKernelNodeParams *pNodeParams)
 {
 	struct rt_node_params p;
-	struct rt_exec *x;
-	cudaError_t e = kernel_params(pNodeParams, &p);
 
-	if (e != cudaSuccess)
-		return rt_error(e);
-	e = cudaErrorInvalidValue;
-	pthread_mutex_lock(&lock);
-	x = find(hGraphExec, &tag_exec);
-	for (size_t i = 0; x && i < x->n; i++) {
-		if (x->src[i] != (struct rt_node *)node ||
-		    x->steps[i].type != cudaGraphNodeTypeKernel)
-			continue;
-		params_free(&x->steps[i]);
-		x->steps[i] = p;
-		e = cudaSuccess;
-	}
-	pthread_mutex_unlock(&lock);
-	if (e != cudaSuccess)
-		params_free(&p);
-	return rt_error(e);
+	return set_params(hGraphExec, node, kernel_params(pNodeParams, &p), &p);
+}
+
+RT_API cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+						const struct cudaMemcpy3DParms *pNodeParams)
+{
+	struct rt_node_params p;
+
+	return set_params(NULL, node, copy_params(pNodeParams, &p), &p);
+}
+
+RT_API cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
+						    cudaGraphNode_t node,
+						    const struct cudaMemcpy3DParms *pNodeParams)
+{
+	struct rt_node_params p;
+
+	return set_params(hGraphExec, node, copy_params(pNodeParams, &p), &p);
+}
+
+RT_API cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
+						  const void *src, size_t count,
+						  enum cudaMemcpyKind kind)
+{
+	struct cudaMemcpy3DParms cp = copy_1d(dst, src, count, kind);
+
+	return cudaGraphMemcpyNodeSetParams(node, &cp);
+}
+
+RT_API cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
+						      cudaGraphNode_t node, void *dst,
+						      const void *src, size_t count,
+						      enum cudaMemcpyKind kind)
+{
+	struct cudaMemcpy3DParms cp = copy_1d(dst, src, count, kind);
+
+	return cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, &cp);
+}
+
+RT_API cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+						const struct cudaMemsetParams *pNodeParams)
+{
+	struct rt_node_params p;
+
+	return set_params(NULL, node, fill_params(pNodeParams, &p), &p);
+}
+
+RT_API cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec,
+						    cudaGraphNode_t node,
+						    const struct cudaMemsetParams *pNodeParams)
+{
+	struct rt_node_params p;
+
+	return set_params(hGraphExec, node, fill_params(pNodeParams, &p), &p);
+}
+
+RT_API cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node,
+					      const struct cudaHostNodeParams *pNodeParams)
+{
+	struct rt_node_params p;
+
+	return set_params(NULL, node, host_params(pNodeParams, &p), &p);
+}
+
+RT_API cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec,
+						  cudaGraphNode_t node,
+						  const struct cudaHostNodeParams *pNodeParams)
+{
+	struct rt_node_params p;
+
+	return set_params(hGraphExec, node, host_params(pNodeParams, &p), &p);
 }
 
 /* A memset of 2- or 4-byte elements is a byte fill when all the value's

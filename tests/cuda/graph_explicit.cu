@@ -2,8 +2,8 @@
  * graph_explicit: a graph built node by node with a diamond dependency
  * (memset -> two kernels -> a kernel that joins them -> memcpy -> host
  * node), the queries about its shape, kernel arguments copied when the
- * node is added, parameter updates of a node and of an executable graph,
- * and a cycle refused.
+ * node is added, parameter updates of a node and of an executable graph
+ * (kernel, copy and host nodes), and a cycle refused.
  */
 #include "check.h"
 
@@ -153,6 +153,23 @@ int main()
 	CK(cudaGraphKernelNodeGetParams(right, &got));
 	check(got.func == (void *)add && *(int *)got.kernelParams[1] == 5,
 	      "graph node's own argument changed");
+
+	/* Other kinds of node: the executable graph's copy goes elsewhere and
+	 * its host node gets another argument; the type must match. */
+	static int other[N];
+	int extra2 = 1000;
+	cudaHostNodeParams hp2 = { check_host, &extra2 };
+	CK(cudaGraphExecMemcpyNodeSetParams1D(x2, copy, other, out, sizeof(other),
+					      cudaMemcpyDeviceToHost));
+	CK(cudaGraphExecHostNodeSetParams(x2, host, &hp2));
+	CK_EXPECT(cudaGraphExecHostNodeSetParams(x2, copy, &hp2), cudaErrorInvalidValue);
+	for (int i = 0; i < N; i++)
+		result[i] = 0;
+	CK(cudaGraphLaunch(x2, s));
+	CK(cudaStreamSynchronize(s));
+	expect_all("copy no longer lands here", 0);
+	check(other[0] == 24 && other[N - 1] == 24, "redirected copy: %d", other[0]);
+	check(host_seen == 1000, "host node saw %d, want 1000", host_seen);
 
 	CK(cudaGraphExecDestroy(x));
 	CK(cudaGraphExecDestroy(x2));
