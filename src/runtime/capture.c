@@ -330,7 +330,8 @@ cudaError_t rt_capture_wait(struct rt_device *d, struct ag_stream *s, int blocki
 	me = rt_ptrmap_get(&marked, e);
 	c = me ? find_active(me->id) : NULL;
 	if (!s) {
-		err = me ? cudaErrorStreamCaptureImplicit : legacy_check(d);
+		/* The legacy stream cannot join a capture. */
+		err = me ? cudaErrorStreamCaptureIsolation : legacy_check(d);
 		if (c)
 			c->invalidated = 1;
 	} else if (!me) {
