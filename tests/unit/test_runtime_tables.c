@@ -105,8 +105,9 @@ static void memtable_matches_reference(void **state)
 		int j = rand() % (i + 1);
 
 		ref[i] = ref[j];
-		ref[j] = (struct rt_range){ 0x100000 + (uintptr_t)i * 0x1000,
-					    1 + (uint64_t)(rand() % 0x1000), RT_MEM_DEVICE, 2, 0 };
+		ref[j] = (struct rt_range){ .base = 0x100000 + (uintptr_t)i * 0x1000,
+					    .size = 1 + (uint64_t)(rand() % 0x1000),
+					    .kind = RT_MEM_DEVICE, .dev = 2 };
 	}
 	for (int i = 0; i < N; i++)
 		rt_mem_add(&ref[i]);
