@@ -2,7 +2,7 @@
  * compare_minmax_pending.cu - float min and max, which the engine gets
  * wrong today in two ways (compare_ref.h has the ISA's rule):
  * - zeros of both signs: the ISA takes -0 < +0, so min(+0, -0) = -0 and
- *   max(-0, +0) = +0; the engine returns the first operand;
+ *   max(-0, +0) = +0; the engine gives +0 for min and -0 for max;
  * - a signalling NaN operand: the ISA returns the other operand
  *   (min.f32 0x0a8a8898, 0x7fb54b19 = 0x0a8a8898); the engine returns a
  *   quiet NaN, as C's fminf does.
