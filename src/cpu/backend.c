@@ -551,11 +551,18 @@ static cudaError_t cpu_launch(struct ag_backend *b, struct ag_stream *s, struct 
 }
 
 /* Device-side malloc is the one limit a CPU can hold a kernel to; the
- * stack and the printf buffer grow as needed. */
+ * stack and the printf buffer grow as needed.  As on a GPU, the heap and
+ * the printf buffer cannot change once a kernel has used them. */
 static cudaError_t cpu_set_limit(struct ag_backend *b, enum cudaLimit limit, uint64_t value)
 {
-	if (limit == cudaLimitMallocHeapSize)
-		ag_exec_set_heap_limit(b->exec, value);
+	if (limit == cudaLimitMallocHeapSize && ag_exec_set_heap_limit(b->exec, value)) {
+		ag_cpu_set_msg(b, "the malloc heap size cannot change after a kernel used malloc");
+		return cudaErrorInvalidValue;
+	}
+	if (limit == cudaLimitPrintfFifoSize && ag_exec_printf_called(b->exec)) {
+		ag_cpu_set_msg(b, "the printf buffer size cannot change after a kernel used printf");
+		return cudaErrorInvalidValue;
+	}
 	return cudaSuccess;
 }
 

@@ -65,6 +65,8 @@ struct ag_exec {
 
 	atomic_uint_fast64_t heap_used;  /* bytes device-side malloc handed out */
 	atomic_uint_fast64_t heap_limit; /* unlimited until the runtime sets it */
+	atomic_int heap_called;         /* a kernel called malloc or free */
+	atomic_int printf_called;       /* a kernel called printf */
 };
 
 static void print_text(struct ag_exec *x, const char *text, size_t len)
@@ -102,6 +104,8 @@ static int svc_vprintf(struct ag_block *b, const char *fmt, const void *args)
 	struct job *job = b->env->svc_ctx;
 	struct strbuf sb = STRBUF_INIT;
 	int n = ag_printf_format(&sb, fmt, args);
+
+	atomic_store(&job->x->printf_called, 1);
 	if (n > 0)
 		print_text(job->x, sb.buf, sb.len);
 	sb_free(&sb);
@@ -120,6 +124,8 @@ static void *svc_malloc(struct ag_block *b, unsigned long long size)
 	uint64_t used = atomic_fetch_add(&x->heap_used, size);
 	unsigned char *p = NULL;
 
+	atomic_store(&x->heap_called, 1);
+
 	if (size <= limit && used <= limit - size && size <= UINT64_MAX - HEAP_HEADER)
 		p = malloc(HEAP_HEADER + size);
 	if (!p) {
@@ -136,6 +142,7 @@ static void svc_free(struct ag_block *b, void *p)
 	unsigned char *h;
 	unsigned long long size;
 
+	atomic_store(&x->heap_called, 1);
 	if (!p)
 		return;
 	h = (unsigned char *)p - HEAP_HEADER;
@@ -144,9 +151,17 @@ static void svc_free(struct ag_block *b, void *p)
 	free(h);
 }
 
-void ag_exec_set_heap_limit(struct ag_exec *x, uint64_t bytes)
+int ag_exec_set_heap_limit(struct ag_exec *x, uint64_t bytes)
 {
+	if (atomic_load(&x->heap_called))
+		return -1;
 	atomic_store(&x->heap_limit, bytes);
+	return 0;
+}
+
+int ag_exec_printf_called(struct ag_exec *x)
+{
+	return atomic_load(&x->printf_called);
 }
 
 static void svc_assertfail(struct ag_block *b, const char *msg, const char *file,

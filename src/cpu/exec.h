@@ -26,8 +26,12 @@ typedef void (*ag_print_fn)(void *ctx, const char *text, size_t len);
 struct ag_exec *ag_exec_new(ag_print_fn print, void *print_ctx);
 void ag_exec_free(struct ag_exec *x);
 
-/* The most bytes device-side malloc may have live at once. */
-void ag_exec_set_heap_limit(struct ag_exec *x, uint64_t bytes);
+/* The most bytes device-side malloc may have live at once; -1 (and no
+ * change) once a kernel has called malloc or free, as the heap is then
+ * laid out. */
+int ag_exec_set_heap_limit(struct ag_exec *x, uint64_t bytes);
+/* Whether a kernel has called printf (its buffer size is then fixed). */
+int ag_exec_printf_called(struct ag_exec *x);
 
 /* Runs every block of the grid env describes with k->fn.  Launches from
  * several threads are run one after the other.  resident: all blocks at

@@ -379,6 +379,11 @@ RT_API cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 	if ((unsigned)limit > cudaLimitDevRuntimePendingLaunchCount)
 		return rt_error(cudaErrorUnsupportedLimit);
 	e = rt_current(&d);
+	/* Nesting depth of device-side synchronisation: up to 24 levels,
+	 * and only below compute capability 9.0. */
+	if (e == cudaSuccess && limit == cudaLimitDevRuntimeSyncDepth)
+		e = d->info.cc_major >= 9 ? cudaErrorUnsupportedLimit
+		    : value > 24 ? cudaErrorInvalidValue : cudaSuccess;
 	if (e == cudaSuccess && rt_ops()->set_limit)
 		e = rt_ops()->set_limit(d->b, limit, value);
 	if (e == cudaSuccess)

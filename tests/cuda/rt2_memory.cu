@@ -36,6 +36,11 @@ __global__ void heap_alloc(size_t bytes, int *ok)
 	free(p);
 }
 
+__global__ void hello(void)
+{
+	printf("rt2_memory: hello from the device\n");
+}
+
 static void expect_attr(const void *p, cudaMemoryType type, int device, const void *dptr,
 			const void *hptr, const char *what)
 {
@@ -132,8 +137,32 @@ static void test_limits(int heap_enforced)
 		printf("heap limit not checked: the remote backend does not enforce it\n");
 	CK(cudaFree(ok));
 
-	/* A reset returns the limits to their defaults. */
+	/* Once a kernel used malloc or printf, their sizes are fixed. */
+	hello<<<1, 1>>>();
+	CK(cudaDeviceSynchronize());
+	if (heap_enforced) {
+		CK_EXPECT(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 2 << 20), cudaErrorInvalidValue);
+		CK_EXPECT(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 2 << 20), cudaErrorInvalidValue);
+		CK(cudaDeviceGetLimit(&v, cudaLimitMallocHeapSize));
+		check(v == 1 << 20, "heap after a refused change %zu", v);
+	}
+	CK(cudaDeviceSetLimit(cudaLimitStackSize, 2048));
+	int major;
+	CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+	if (major < 9) {
+		CK(cudaDeviceSetLimit(cudaLimitDevRuntimeSyncDepth, 4));
+		CK_EXPECT(cudaDeviceSetLimit(cudaLimitDevRuntimeSyncDepth, 25),
+			  cudaErrorInvalidValue);
+	} else {
+		CK_EXPECT(cudaDeviceSetLimit(cudaLimitDevRuntimeSyncDepth, 4),
+			  cudaErrorUnsupportedLimit);
+	}
+	cudaGetLastError();
+
+	/* A reset returns the limits to their defaults, and lets them change. */
 	CK(cudaDeviceReset());
+	CK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 8 << 20));
+	CK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 20));
 	CK(cudaDeviceGetLimit(&v, cudaLimitMallocHeapSize));
 	check(v == 8 << 20, "heap after reset %zu", v);
 	CK(cudaDeviceGetLimit(&v, cudaLimitStackSize));
