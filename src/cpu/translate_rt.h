@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
+#include <float.h>
 #include <math.h>
 #include <time.h>
 
@@ -323,9 +324,11 @@ AG_INLINE double ag_to_f64(long double x, int mode)
 /* Arithmetic rounded toward zero (1), down (2) or up (3).  The result
  * rounded to nearest, x, and the sign of the rest, e (exact - x), decide
  * whether to step one unit away from x. */
-#define AG_STEP(N, T, NEXT)							\
-AG_INLINE T ag_step_##N(T x, double e, int mode)				\
+#define AG_STEP(N, T, NEXT, MAX)						\
+AG_INLINE T ag_step_##N(T x, double e, int mode, int fin)			\
 {										\
+	if (isinf(x) && fin && mode)	/* overflow of a finite result */	\
+		return mode == 1 || (mode == 2) == (x > 0) ? (x > 0 ? MAX : -MAX) : x; \
 	if (e == 0 || mode == 0 || x != x)					\
 		return x;							\
 	if (mode == 3 && e > 0)							\
@@ -336,8 +339,8 @@ AG_INLINE T ag_step_##N(T x, double e, int mode)				\
 		return NEXT(x, 0);						\
 	return x;								\
 }
-AG_STEP(f32, float, nextafterf)
-AG_STEP(f64, double, nextafter)
+AG_STEP(f32, float, nextafterf, FLT_MAX)
+AG_STEP(f64, double, nextafter, DBL_MAX)
 
 /* f32 results computed in double as s + e exactly (or with e of the
  * right sign): s off the f32 grid rounds like the exact value. */
@@ -345,7 +348,7 @@ AG_INLINE float ag_round_f32(double s, double e, int mode)
 {
 	float f = (float)s;
 
-	return (double)f != s ? ag_to_f32(s, mode) : ag_step_f32(f, e, mode);
+	return (double)f != s ? ag_to_f32(s, mode) : ag_step_f32(f, e, mode, 0);
 }
 
 /* The rounding error of s = a + b (Knuth's TwoSum). */
@@ -356,24 +359,72 @@ AG_INLINE double ag_sum_err(double a, double b, double s)
 	return (a - (s - bb)) + (b - bb);
 }
 
+/* An exact zero sum of a and b: -0 when rounding down unless both are +0,
+ * else +0 unless both are -0 (IEEE 754). */
+AG_INLINE double ag_zero_sum(double a, double b, int mode)
+{
+	if (mode == 2)
+		return signbit(a) || signbit(b) ? -0.0 : 0.0;
+	return signbit(a) && signbit(b) ? -0.0 : 0.0;
+}
+
+/* f32 operations are exact in double (sums up to their rounding error);
+ * f64 ones take the sign of the rest from long double, which neither
+ * overflows nor underflows where double does. */
 AG_INLINE float ag_add_f32r(float a, float b, int mode)
-{ double s = (double)a + b; return ag_round_f32(s, ag_sum_err(a, b, s), mode); }
+{
+	double s = (double)a + b;
+
+	return s == 0 ? (float)ag_zero_sum(a, b, mode) : ag_round_f32(s, ag_sum_err(a, b, s), mode);
+}
+
 AG_INLINE float ag_mul_f32r(float a, float b, int mode)
 { return ag_to_f32((double)a * b, mode); }
+
 AG_INLINE float ag_fma_f32r(float a, float b, float c, int mode)
-{ double p = (double)a * b, s = p + c; return ag_round_f32(s, ag_sum_err(p, c, s), mode); }
+{
+	double p = (double)a * b, s = p + c;
+
+	return s == 0 ? (float)ag_zero_sum(p, c, mode) : ag_round_f32(s, ag_sum_err(p, c, s), mode);
+}
+
 AG_INLINE float ag_div_f32r(float a, float b, int mode)
 { double q = (double)a / b; return ag_round_f32(q, fma(-q, b, a) / b, mode); }
 AG_INLINE float ag_sqrt_f32r(float a, int mode)
 { double s = sqrt((double)a); return ag_round_f32(s, fma(-s, s, a), mode); }
+
+AG_INLINE double ag_sgnl(long double v)
+{
+	return v > 0 ? 1 : v < 0 ? -1 : 0;
+}
+
 AG_INLINE double ag_add_f64r(double a, double b, int mode)
-{ double s = a + b; return ag_step_f64(s, ag_sum_err(a, b, s), mode); }
+{
+	double s = a + b;
+
+	if (s == 0)
+		return ag_zero_sum(a, b, mode);
+	return ag_step_f64(s, ag_sum_err(a, b, s), mode, isfinite(a) && isfinite(b));
+}
+
 AG_INLINE double ag_mul_f64r(double a, double b, int mode)
-{ double p = a * b; return ag_step_f64(p, fma(a, b, -p), mode); }
+{
+	double p = a * b;
+
+	return ag_step_f64(p, ag_sgnl(fmal(a, b, -(long double)p)), mode,
+			   isfinite(a) && isfinite(b));
+}
+
 AG_INLINE double ag_div_f64r(double a, double b, int mode)
-{ double q = a / b; return ag_step_f64(q, fma(-q, b, a) / b, mode); }
+{
+	double q = a / b;
+
+	return ag_step_f64(q, ag_sgnl(fmal(-(long double)q, b, a)) * (b < 0 ? -1 : 1), mode,
+			   isfinite(a) && isfinite(b) && b != 0);
+}
+
 AG_INLINE double ag_sqrt_f64r(double a, int mode)
-{ double s = sqrt(a); return ag_step_f64(s, fma(-s, s, a), mode); }
+{ double s = sqrt(a); return ag_step_f64(s, ag_sgnl(fmal(-(long double)s, s, a)), mode, 0); }
 
 /* shf: the funnel of b:a shifted left (high word kept) or right (low
  * word kept) by c, which wraps mod 32 or clamps to 32. */
