@@ -437,6 +437,55 @@ static void test_implicit_warp_sync(void **state)
 	assert_int_equal(o[0], 496);
 }
 
+/* brx.idx through a .branchtargets list, and a recursive .func whose
+ * lanes recurse to different depths. */
+static void test_indexed_branch_and_recursion(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .func (.param .b32 r) fact(.param .b32 n)\n{\n"
+		"\t.reg .b32 %r<4>;\n\t.reg .pred %p1;\n"
+		"\tld.param.b32 %r1, [n];\n"
+		"\tsetp.lt.u32 %p1, %r1, 2;\n"
+		"\tmov.u32 %r3, 1;\n"
+		"\t@%p1 bra $RET;\n"
+		"\tsub.u32 %r2, %r1, 1;\n"
+		"\t{\n\t.param .b32 a0;\n\tst.param.b32 [a0], %r2;\n\t.param .b32 r0;\n"
+		"\tcall.uni (r0), fact, (a0);\n\tld.param.b32 %r3, [r0];\n\t}\n"
+		"\tmul.lo.u32 %r3, %r3, %r1;\n"
+		"$RET:\n"
+		"\tst.param.b32 [r], %r3;\n"
+		"\tret;\n}\n"
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tand.b32 %r2, %r1, 3;\n"
+		"$TBL: .branchtargets $L0, $L1, $L2, $L3;\n"
+		"\tbrx.idx %r2, $TBL;\n"
+		"$L0:\n\tmov.u32 %r3, 10;\n\tbra $J;\n"
+		"$L1:\n\tmov.u32 %r3, 11;\n\tbra $J;\n"
+		"$L2:\n\tmov.u32 %r3, 12;\n\tbra $J;\n"
+		"$L3:\n\tmov.u32 %r3, 13;\n"
+		"$J:\n"
+		"\tand.b32 %r4, %r1, 7;\n"
+		"\t{\n\t.param .b32 a0;\n\tst.param.b32 [a0], %r4;\n\t.param .b32 r0;\n"
+		"\tcall.uni (r0), fact, (a0);\n\tld.param.b32 %r5, [r0];\n\t}\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r3;\n"
+		"\tst.global.u32 [%rd3+256], %r5;\n"
+		"\tret;\n}\n";
+	static const uint32_t fact[8] = { 1, 1, 2, 6, 24, 120, 720, 5040 };
+	uint32_t o[128] = { 0 }, l;
+
+	(void)state;
+	run(ptx, "k", 64, o);
+	for (l = 0; l < 64; l++) {
+		assert_int_equal(o[l], 10 + l % 4);
+		assert_int_equal(o[64 + l], fact[l % 8]);
+	}
+}
+
 static void test_unsupported(void **state)
 {
 	(void)state;
@@ -483,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
+		cmocka_unit_test(test_indexed_branch_and_recursion),
 		cmocka_unit_test(test_unsupported),
 	};
 
