@@ -57,8 +57,8 @@ RT_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const 
 	attr->ptxVersion = (int)info->ptx_version;
 	attr->binaryVersion = (int)(info->binary_version ? info->binary_version
 					: info->ptx_version);
-	attr->maxDynamicSharedSizeBytes = (int)*rt_kernel_dyn_shared(k, d);
-	attr->preferredShmemCarveout = -1;
+	attr->maxDynamicSharedSizeBytes = (int)rt_kernel_attrs(k, d)->max_dyn_shared;
+	attr->preferredShmemCarveout = rt_kernel_attrs(k, d)->carveout;
 	return cudaSuccess;
 }
 
@@ -76,10 +76,13 @@ RT_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute
 		if (value < 0 ||
 		    (uint64_t)value + info->static_shared > d->info.shared_per_block_optin)
 			return rt_error(cudaErrorInvalidValue);
-		*rt_kernel_dyn_shared(k, d) = (uint32_t)value;
+		rt_kernel_attrs(k, d)->max_dyn_shared = (uint32_t)value;
 		return cudaSuccess;
 	case cudaFuncAttributePreferredSharedMemoryCarveout:
-		return value >= -1 && value <= 100 ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+		if (value < -1 || value > 100)
+			return rt_error(cudaErrorInvalidValue);
+		rt_kernel_attrs(k, d)->carveout = value;   /* a hint, reported back */
+		return cudaSuccess;
 	case cudaFuncAttributeRequiredClusterWidth:
 	case cudaFuncAttributeRequiredClusterHeight:
 	case cudaFuncAttributeRequiredClusterDepth:
@@ -171,7 +174,8 @@ RT_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 	if (e != cudaSuccess)
 		return rt_result(d, e);
 	*numBlocks = 0;
-	if (blockSize > max_threads(d, info) || dynamicSMemSize > *rt_kernel_dyn_shared(k, d))
+	if (blockSize > max_threads(d, info) ||
+	    dynamicSMemSize > rt_kernel_attrs(k, d)->max_dyn_shared)
 		return cudaSuccess;
 	n = blocks_by_threads(d, info, blockSize);
 	shared = info->static_shared + dynamicSMemSize;
@@ -212,7 +216,7 @@ RT_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmem
 	    blocks_by_threads(d, info, blockSize) < (uint64_t)numBlocks)
 		return cudaSuccess;
 	per_block = d->info.shared_per_sm / (uint64_t)numBlocks;
-	limit = *rt_kernel_dyn_shared(k, d);
+	limit = rt_kernel_attrs(k, d)->max_dyn_shared;
 	if (per_block > info->static_shared)
 		*dynamicSmemSize = per_block - info->static_shared < limit
 				   ? per_block - info->static_shared : limit;

@@ -93,7 +93,7 @@ static cudaError_t check_config(const struct rt_device *d, struct rt_kernel *k,
 		return cudaErrorLaunchOutOfResources;
 	/* Above the kernel's limit: 48 KiB less its static shared memory
 	 * unless cudaFuncSetAttribute raised it. */
-	if (shared > *rt_kernel_dyn_shared(k, d))
+	if (shared > rt_kernel_attrs(k, d)->max_dyn_shared)
 		return cudaErrorInvalidValue;
 	/* All blocks of a cooperative grid must be resident at once. */
 	if (cooperative && blocks > (uint64_t)d->info.sm_count * d->info.max_blocks_per_sm)

@@ -47,7 +47,7 @@ struct rt_kernel {
 		unsigned ready;        /* device generation + 1 when f is valid */
 		struct ag_func *f;
 		const struct ag_func_info *info;
-		uint32_t max_dyn_shared;   /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+		struct rt_func_attrs attrs;
 	} dev[RT_MAX_DEVICES];
 	struct rt_kernel *next;
 };
@@ -291,12 +291,16 @@ static void explain_no_image(struct rt_kernel *k, struct rt_device *d)
 }
 
 /* As on a GPU, a kernel may use dynamic shared memory up to the default
- * per-block limit until cudaFuncSetAttribute raises its own limit. */
-static uint32_t default_dyn_shared(const struct rt_device *d, const struct ag_func_info *info)
+ * per-block limit until cudaFuncSetAttribute raises its own limit; its
+ * carveout preference starts unset (-1). */
+static void default_attrs(const struct rt_device *d, const struct ag_func_info *info,
+			  struct rt_func_attrs *a)
 {
 	uint64_t limit = d->info.shared_per_block;
 
-	return limit > info->static_shared ? (uint32_t)(limit - info->static_shared) : 0;
+	a->max_dyn_shared = limit > info->static_shared ? (uint32_t)(limit - info->static_shared)
+				: 0;
+	a->carveout = -1;
 }
 
 /* The kernel's function on d: resolved once per device generation under
@@ -321,7 +325,7 @@ cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_f
 					e = ops->module_func(d->b, l->mods[m], k->name,
 							     &k->dev[i].f, &k->dev[i].info);
 			if (e == cudaSuccess) {
-				k->dev[i].max_dyn_shared = default_dyn_shared(d, k->dev[i].info);
+				default_attrs(d, k->dev[i].info, &k->dev[i].attrs);
 				__atomic_store_n(&k->dev[i].ready, d->generation + 1,
 						 __ATOMIC_RELEASE);
 			}
@@ -339,11 +343,11 @@ cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_f
 	return cudaSuccess;
 }
 
-/* The kernel's dynamic shared memory limit on d (after rt_kernel_func),
- * which cudaFuncSetAttribute changes and a device reset restores. */
-uint32_t *rt_kernel_dyn_shared(struct rt_kernel *k, const struct rt_device *d)
+/* The kernel's attributes on d (after rt_kernel_func), which
+ * cudaFuncSetAttribute changes and a device reset restores. */
+struct rt_func_attrs *rt_kernel_attrs(struct rt_kernel *k, const struct rt_device *d)
 {
-	return &k->dev[d->ordinal].max_dyn_shared;
+	return &k->dev[d->ordinal].attrs;
 }
 
 const char *rt_kernel_name(const struct rt_kernel *k)

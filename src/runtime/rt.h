@@ -128,7 +128,12 @@ struct rt_kernel *rt_kernel_find(const void *host_fun_or_handle);
 cudaError_t rt_kernel_func(struct rt_kernel *k, struct rt_device *d, struct ag_func **f,
 			   const struct ag_func_info **info);
 const char *rt_kernel_name(const struct rt_kernel *k);
-uint32_t *rt_kernel_dyn_shared(struct rt_kernel *k, const struct rt_device *d);
+/* What cudaFuncSetAttribute changes on a kernel, per device. */
+struct rt_func_attrs {
+	uint32_t max_dyn_shared;       /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+	int carveout;                  /* cudaFuncAttributePreferredSharedMemoryCarveout */
+};
+struct rt_func_attrs *rt_kernel_attrs(struct rt_kernel *k, const struct rt_device *d);
 struct rt_var *rt_var_find(const void *host_var);
 cudaError_t rt_var_addr(struct rt_var *v, struct rt_device *d, ag_dptr *addr, uint64_t *size);
 

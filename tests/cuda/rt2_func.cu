@@ -111,7 +111,11 @@ int main()
 		check(a.maxDynamicSharedSizeBytes == default_dyn, "after reset %d",
 		      a.maxDynamicSharedSizeBytes);
 	}
+	CK(cudaFuncGetAttributes(&a, big_shared));
+	check(a.preferredShmemCarveout == -1, "default carveout %d", a.preferredShmemCarveout);
 	CK(cudaFuncSetAttribute(big_shared, cudaFuncAttributePreferredSharedMemoryCarveout, 50));
+	CK(cudaFuncGetAttributes(&a, big_shared));
+	check(a.preferredShmemCarveout == 50, "carveout %d", a.preferredShmemCarveout);
 	CK_EXPECT(cudaFuncSetAttribute(big_shared, cudaFuncAttributePreferredSharedMemoryCarveout,
 				       101), cudaErrorInvalidValue);
 	CK_EXPECT(cudaFuncSetAttribute(big_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, -1),
