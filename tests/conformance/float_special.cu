@@ -7,9 +7,7 @@
  * [-pi, pi]: we allow 2^-20.5) and tanh.approx (relative 2^-10.987),
  * where an absolute bound also admits one ulp of the result.  Special operands (zeros, infinities, NaN, negative inputs
  * to sqrt and lg2) must give exactly the special result.  Approximate
- * references are computed in double and carried as f64 bits.  sqrt.rp.f64
- * and rcp.rm.f64, which the engine gets wrong today, are in
- * float_special_pending.cu.
+ * references are computed in double and carried as f64 bits.
  */
 #include <cfloat>
 
@@ -62,7 +60,6 @@ static bool abs_2m22(u64 got, u64 want) { return within(got, want, 0, ldexp(1, -
 static bool abs_2m20(u64 got, u64 want) { return within(got, want, 0, ldexp(1, -20.5), 1); }
 static bool rel_2m11(u64 got, u64 want) { return within(got, want, ldexp(1, -10.9), 0, 1); }
 
-
 F32(sqrt_rn_f32, "sqrt.rn.f32 %0, %1;", sqrt32(a, RN, false))
 F32(sqrt_rz_f32, "sqrt.rz.f32 %0, %1;", sqrt32(a, RZ, false))
 F32(sqrt_rm_f32, "sqrt.rm.f32 %0, %1;", sqrt32(a, RM, false))
@@ -107,6 +104,9 @@ static inputs ex2_inputs(void)
 	return in;
 }
 
+CONF_OP(sqrt_rp_f64, double, "d", double, "d", "sqrt.rp.f64 %0, %1;", sqrt64(a, RP))
+CONF_OP(rcp_rm_f64, double, "d", double, "d", "rcp.rm.f64 %0, %1;", rcp64(a, RM))
+
 int main()
 {
 	inputs s = corner_inputs(f32_corners, 32, 20000), d = corner_inputs(f64_corners, 64, 20000);
@@ -130,5 +130,7 @@ int main()
 	RUN(sin_approx_f32, angle_inputs(), abs_2m20);
 	RUN(cos_approx_f32, angle_inputs(), abs_2m20);
 	RUN(tanh_approx_f32, s, rel_2m11);
+	RUN(sqrt_rp_f64, d, same_f64);
+	RUN(rcp_rm_f64, d, same_f64);
 	return conf_verdict("float_special");
 }

@@ -80,6 +80,9 @@ CONF_OPX(mad_wide_s32, u64, "l", u32, "r", u32, "r", u64, "l", "mad.wide.s32 %0,
 CONF_OPX(mad_wide_u32, u64, "l", u32, "r", u32, "r", u64, "l", "mad.wide.u32 %0, %1, %2, %3;",
 	 (a & M32) * (b & M32) + c)
 
+CONF_OP(mad_hi_sat_s32, u32, "r", u32, "r", "mad.hi.sat.s32 %0, %1, %2, %3;",
+	sat32(sx(mulhi_s(a, b, 32), 32) + sx(c, 32)))
+
 int main()
 {
 	inputs i16 = corner_inputs(int_corners, 16);
@@ -127,5 +130,6 @@ int main()
 	RUN(abs_s64, i64);
 	RUN(mad_wide_s32, corner_inputs(int_corners, 64));
 	RUN(mad_wide_u32, corner_inputs(int_corners, 64));
+	RUN(mad_hi_sat_s32, corner_inputs(int_corners, 32));
 	return conf_verdict("int_arith");
 }

@@ -1,9 +1,9 @@
 /*
  * int_bits.cu - conformance of the bit instructions: and/or/xor/not/cnot,
- * popc, clz, brev, bfe.u, bfi, bfind (plain and .shiftamt), prmt's
- * default mode and the funnel shifts shf.l/.r with .wrap and .clamp, with
- * field positions and lengths past the width.  bfe.s, prmt's other modes
- * and lop3 are in int_bits_*_pending.cu until the engine passes them.
+ * popc, clz, brev, bfe (.u and .s, length 0 included), bfi, bfind (plain
+ * and .shiftamt), prmt in every mode, lop3 with all 256 truth tables and
+ * the funnel shifts shf.l/.r with .wrap and .clamp, with field positions
+ * and lengths past the width.
  */
 #include "int_bits_ref.h"
 
@@ -76,6 +76,46 @@ static u64 ref_bfi_b64(u64 a, u64 b, u64 c)
 	return bfi(a, b, c & 0xffffffff, c >> 32, 64);
 }
 
+CONF_OP(bfe_s32, u32, "r", u32, "r", "bfe.s32 %0, %1, %2, %3;", bfe(a, b, c, 32, true))
+CONF_OPX(bfe_s64, u64, "l", u64, "l", u32, "r", u32, "r", "bfe.s64 %0, %1, %2, %3;",
+	 bfe(a, b, c, 64, true))
+
+#define PRMT(name, text, mode) CONF_OP(name, u32, "r", u32, "r", text, prmt_mode(a, b, c, mode))
+
+PRMT(prmt_f4e, "prmt.b32.f4e %0, %1, %2, %3;", F4E)
+PRMT(prmt_b4e, "prmt.b32.b4e %0, %1, %2, %3;", B4E)
+PRMT(prmt_rc8, "prmt.b32.rc8 %0, %1, %2, %3;", RC8)
+PRMT(prmt_ecl, "prmt.b32.ecl %0, %1, %2, %3;", ECL)
+PRMT(prmt_ecr, "prmt.b32.ecr %0, %1, %2, %3;", ECR)
+PRMT(prmt_rc16, "prmt.b32.rc16 %0, %1, %2, %3;", RC16)
+
+template <int LUT> __global__ void k_lop3(OP_ARGS)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	u32 d;
+
+	if (i >= n)
+		return;
+	asm volatile("lop3.b32 %0, %1, %2, %3, %4;" : "=r"(d)
+		     : "r"((u32)a[i]), "r"((u32)b[i]), "r"((u32)c[i]), "n"(LUT));
+	r[i] = d;
+}
+
+/* Truth tables LO .. LO+N-1, halving N so that instantiation stays shallow. */
+template <int LO, int N> static void run_lop3(const inputs &in)
+{
+	if constexpr (N > 1) {
+		run_lop3<LO, N / 2>(in);
+		run_lop3<LO + N / 2, N - N / 2>(in);
+	} else {
+		char name[32];
+
+		lop3_lut = LO;
+		snprintf(name, sizeof(name), "lop3.b32 lut %#x", LO);
+		run_op(name, k_lop3<LO>, ref_lop3, in);
+	}
+}
+
 int main()
 {
 	inputs i16 = corner_inputs(int_corners, 16);
@@ -113,5 +153,13 @@ int main()
 	RUN(shf_r_wrap, f32);
 	RUN(shf_r_clamp, f32);
 	RUN(prmt_b32, i32);
+	RUN(bfe_s32, field_inputs(32));
+	RUN(bfe_s64, field_inputs(64));
+	RUN(prmt_f4e, i32);
+	RUN(prmt_b4e, i32);
+	RUN(prmt_rc8, i32);
+	RUN(prmt_ecl, i32);
+	RUN(prmt_ecr, i32);
+	RUN(prmt_rc16, i32);
 	return conf_verdict("int_bits");
 }

@@ -2,7 +2,7 @@
  * int_bits_ref.h - host references of the bit instructions, each the PTX
  * ISA's pseudocode bit by bit rather than a builtin: popc, clz, brev,
  * bfe, bfi, bfind, shf, prmt (every mode) and lop3.  Shared by
- * int_bits.cu and the int_bits_*_pending.cu programs.
+ * int_bits.cu and any int_bits_*_pending.cu program.
  */
 #ifndef AG_INT_BITS_REF_H
 #define AG_INT_BITS_REF_H

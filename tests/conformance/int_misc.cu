@@ -1,9 +1,9 @@
 /*
  * int_misc.cu - conformance of the extended-precision chains (add.cc,
- * addc, sub.cc, subc with the carry flag threaded through several
- * instructions, at 32 and 64 bits) and sad.  The engine refuses
- * mad.lo.cc/madc, mul24/mad24 and dp4a/dp2a today: they are in
- * int_madc_pending.cu, int_mul24_pending.cu and int_dp4a_pending.cu.  A chain's reference
+ * addc, sub.cc, subc, mad.lo.cc/madc.hi with the carry flag threaded
+ * through several instructions, at 32 and 64 bits) and sad.  The engine
+ * refuses mul24/mad24 and dp4a/dp2a today: they are in
+ * int_mul24_pending.cu and int_dp4a_pending.cu.  A chain's reference
  * is the multi-word arithmetic itself (a + b + carry-in, the carry-out
  * being the bit past the top word), not the per-instruction steps.
  */
@@ -58,6 +58,18 @@ CONF_OP(sad_s32, u32, "r", u32, "r", "sad.s32 %0, %1, %2, %3;", (c + absdiff(sx(
 CONF_OP(sad_u16, u16, "h", u16, "h", "sad.u16 %0, %1, %2, %3;", (c + absdiff(a & 0xffff, b & 0xffff)) & 0xffff)
 CONF_OP(sad_s64, u64, "l", u64, "l", "sad.s64 %0, %1, %2, %3;", c + absdiff((long long)a, (long long)b))
 
+/* (a * b) + c for 32-bit a, b and 64-bit c in 32-bit words: mad.lo.cc
+ * carries into madc.hi. */
+CONF_OPX(madc_chain, u64, "l", u32, "r", u32, "r", u64, "l",
+	 "{ .reg .u32 cl, ch, l, h; mov.b64 {cl, ch}, %3;"
+	 " mad.lo.cc.u32 l, %1, %2, cl; madc.hi.u32 h, %1, %2, ch; mov.b64 %0, {l, h}; }",
+	 (a & M32) * (b & M32) + c)
+/* The carry out of madc.hi.cc into a third word. */
+CONF_OPX(madc_carry, u32, "r", u32, "r", u32, "r", u64, "l",
+	 "{ .reg .u32 cl, ch, l, h; mov.b64 {cl, ch}, %3;"
+	 " mad.lo.cc.u32 l, %1, %2, cl; madc.hi.cc.u32 h, %1, %2, ch; addc.u32 %0, 0, 0; }",
+	 (u64)(((unsigned __int128)((a & M32) * (b & M32)) + c) >> 64))
+
 int main()
 {
 	inputs i16 = corner_inputs(int_corners, 16), i32 = corner_inputs(int_corners, 32);
@@ -73,5 +85,7 @@ int main()
 	RUN(sad_s32, i32);
 	RUN(sad_u16, i16);
 	RUN(sad_s64, i64);
+	RUN(madc_chain, i64);
+	RUN(madc_carry, i64);
 	return conf_verdict("int_misc");
 }
