@@ -139,6 +139,8 @@ int main()
 	RUN(brev_b64, i64);
 	RUN(bfe_u32, f32);
 	RUN(bfe_u64, f64);
+	RUN(bfe_s32, f32);
+	RUN(bfe_s64, f64);
 	RUN(bfi_b32, bfi_inputs(32));
 	RUN(bfi_b64, bfi_inputs(64));
 	RUN(bfind_u32, i32);
@@ -153,8 +155,6 @@ int main()
 	RUN(shf_r_wrap, f32);
 	RUN(shf_r_clamp, f32);
 	RUN(prmt_b32, i32);
-	RUN(bfe_s32, field_inputs(32));
-	RUN(bfe_s64, field_inputs(64));
 	RUN(prmt_f4e, i32);
 	RUN(prmt_b4e, i32);
 	RUN(prmt_rc8, i32);
