@@ -93,6 +93,10 @@ static cudaError_t array_alloc(cudaArray_t *out, const struct cudaChannelFormatD
 	ag_dptr p;
 	cudaError_t e;
 
+	/* cudaDevAttrSparseCudaArraySupported and
+	 * cudaDevAttrDeferredMappingCudaArraySupported read 0. */
+	if (flags & (cudaArraySparse | cudaArrayDeferredMapping))
+		return rt_error(cudaErrorNotSupported);
 	if (!out || !elem || (flags & ~(unsigned)ARRAY_FLAGS) || !shape_ok(extent, flags))
 		return rt_error(cudaErrorInvalidValue);
 	e = rt_current(&d);

@@ -280,6 +280,7 @@ static void test_shapes(void)
 	CK_EXPECT(cudaMallocArray(&a, NULL, 4, 4), cudaErrorInvalidValue);
 	CK_EXPECT(cudaMallocArray(&a, &desc, 4, 4, cudaArrayLayered), cudaErrorInvalidValue);
 	CK_EXPECT(cudaMallocArray(&a, &desc, 4, 4, 0x1000), cudaErrorInvalidValue);
+	CK_EXPECT(cudaMallocArray(&a, &desc, 4, 4, cudaArraySparse), cudaErrorNotSupported);
 	cudaGetLastError();
 }
 
