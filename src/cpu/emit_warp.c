@@ -210,11 +210,13 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 		{ "%total_smem_size", "(w->dyn + b->env->dyn_shared)", 0 },
 		{ "WARP_SZ", "32u", 0 },
 	};
+	/* the scalar version keeps them in locals (translate_fast.c) */
 	static const struct {
-		const char *name, *fmt;
+		const char *name, *fmt, *local;
 	} dims[] = {
-		{ "%tid", "w->tid[%d][l]" }, { "%ntid", "b->env->ntid[%d]" },
-		{ "%ctaid", "b->ctaid[%d]" }, { "%nctaid", "b->env->nctaid[%d]" },
+		{ "%tid", "w->tid[%d][l]", "ag_tid%d" }, { "%ntid", "b->env->ntid[%d]", "ag_ntid%d" },
+		{ "%ctaid", "b->ctaid[%d]", "ag_ctaid%d" },
+		{ "%nctaid", "b->env->nctaid[%d]", "ag_nctaid%d" },
 	};
 	const char *c = o->component;
 	size_t i;
@@ -227,7 +229,7 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 		}
 	for (i = 0; i < sizeof(dims) / sizeof(dims[0]); i++)
 		if (!strcmp(o->name, dims[i].name) && c && c[0] >= 'x' && c[0] <= 'z' && !c[1]) {
-			sb_addf(sb, dims[i].fmt, c[0] - 'x');
+			sb_addf(sb, t->scalar ? dims[i].local : dims[i].fmt, c[0] - 'x');
 			*ty = PTX_T_U32;
 			return 0;
 		}

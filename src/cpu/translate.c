@@ -230,8 +230,9 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 	struct strbuf list = STRBUF_INIT;
 	uint32_t i, j, sh;
 	unsigned flags, nt;
+	int rc = 0;
 
-	for (i = 0; i < m->nfuncs; i++) {
+	for (i = 0; i < m->nfuncs && rc >= 0; i++) {
 		const struct ptx_func *f = &m->funcs[i];
 
 		if (!f->is_entry || f->is_decl)
@@ -256,14 +257,21 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 				(f->maxntid[2] ? f->maxntid[2] : 1);
 		sb_addf(&list, "\t{ \"%s\", ag_k%u, %u, %u, %u, %uu },\n", f->name, i,
 			(sh + 15) / 16 * 16, t->fi[i].local_bytes, nt, flags);
-		sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
-			"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u);\n}\n\n",
-			i, i, i, (sh + 15) / 16 * 16);
+		/* the fast path when the kernel cannot observe lockstep */
+		rc = tr_fast_kernel(t, i, seen, out);
+		if (rc == 0)
+			sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
+				"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u);\n}\n\n",
+				i, i, i, (sh + 15) / 16 * 16);
+	}
+	free(seen);
+	if (rc < 0) {
+		sb_free(&list);
+		return -1;
 	}
 	sb_addf(out, "const struct ag_kernel_desc ag_module_kernels[] = {\n%s"
 		"\t{ 0, 0, 0, 0, 0, 0 }\n};\n\n", list.buf ? list.buf : "");
 	sb_free(&list);
-	free(seen);
 
 	sb_adds(out, "const struct ag_var_desc ag_module_vars[] = {\n");
 	for (i = 0; i < t->nmsyms; i++) {
@@ -294,6 +302,8 @@ static void tr_release(struct tr *t)
 	sb_free(&t->frame);
 	sb_free(&t->code);
 	sb_free(&t->tail);
+	sb_free(&t->locals);
+	free(t->scalar_done);
 }
 
 int ag_translate(const struct ptx_module *m, struct strbuf *out, struct ptx_error *err)

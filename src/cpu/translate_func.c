@@ -143,7 +143,10 @@ static int declare(struct tr *t, const struct ptx_var *v)
 			return tr_fail(t, v->line, "register '%s' of type .%s is not supported",
 				       v->name, ptx_type_name(v->type));
 		s.range = v->range;
-		frame_field(t, tr_ctype(s.type), "r", s.id, v->range, 0, 0);
+		if (t->scalar)
+			tr_fast_locals(t, &s);
+		else
+			frame_field(t, tr_ctype(s.type), "r", s.id, v->range, 0, 0);
 		break;
 	case PTX_SPACE_PARAM:
 		s.kind = TK_PARAM;
@@ -154,7 +157,8 @@ static int declare(struct tr *t, const struct ptx_var *v)
 			a = 1;
 		s.kind = TK_LOCAL;
 		frame_field(t, "unsigned char", "d", s.id, 0, (bytes + a - 1) / a * a, a);
-		t->fi[t->fidx].local_bytes += (uint32_t)bytes;
+		if (!t->scalar)
+			t->fi[t->fidx].local_bytes += (uint32_t)bytes;
 		break;
 	case PTX_SPACE_SHARED:
 		if (a < 1)
@@ -243,7 +247,8 @@ static int emit_branch(struct tr *t, const struct ptx_insn *in)
 	return 0;
 }
 
-/* brx.idx: lane goes to the index'th label of a .branchtargets list. */
+/* brx.idx: lane goes to the index'th label of a .branchtargets list
+ * (in the scalar version: jumps there). */
 static int emit_branch_indexed(struct tr *t, const struct ptx_insn *in)
 {
 	const struct ptx_func *f = t->fn;
@@ -267,13 +272,14 @@ static int emit_branch_indexed(struct tr *t, const struct ptx_insn *in)
 		if (to == UINT32_MAX)
 			return tr_fail(t, in->line, "unknown label '%s'",
 				       f->body[i].u.targets.labels[k]);
-		sb_addf(&t->code, "\t\tcase %u: W->ln.pc[l] = %u; break;\n", k, to);
+		sb_addf(&t->code, t->scalar ? "\t\tcase %u: goto ag_L%u;\n" :
+			"\t\tcase %u: W->ln.pc[l] = %u; break;\n", k, to);
 	}
 	sb_adds(&t->code, "\t\tdefault: ag_fault(w, l, 719, \"brx.idx index out of range\"); return;\n"
 		"\t\t}\n");
 	tr_lanes_end(t);
 	sb_free(&e);
-	if (in->guard) {
+	if (in->guard && !t->scalar) {
 		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l] && !(");
 		if (tr_guard(t, in, &t->code))
 			return -1;
@@ -384,8 +390,8 @@ static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 }
 
 /* The per-lane storage of a call argument: a callseq .param. */
-static int call_arg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
-		    const struct ptx_var *want, struct strbuf *sb)
+int tr_call_arg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+		const struct ptx_var *want, struct strbuf *sb)
 {
 	const struct tr_sym *s = o->kind == PTX_OP_SYM || o->kind == PTX_OP_REG ?
 		tr_lookup(t, o->name) : NULL;
@@ -424,7 +430,7 @@ static int nth_arg(struct tr *t, const struct ptx_insn *in, const struct ptx_ope
 {
 	if (!list || k >= list->nelems)
 		return tr_fail(t, in->line, "call has too few arguments");
-	return call_arg(t, in, &list->elems[k], NULL, sb);
+	return tr_call_arg(t, in, &list->elems[k], NULL, sb);
 }
 
 /* vprintf, __assertfail, malloc, free: the executor's services, lane by
@@ -436,7 +442,7 @@ static int emit_extern_call(struct tr *t, const struct ptx_insn *in, const struc
 	struct strbuf a3 = STRBUF_INIT, r = STRBUF_INIT;
 	int rc = 0;
 
-	if (c->rets && c->rets->nelems && call_arg(t, in, &c->rets->elems[0], NULL, &r))
+	if (c->rets && c->rets->nelems && tr_call_arg(t, in, &c->rets->elems[0], NULL, &r))
 		return -1;
 	if (!strcmp(name, "vprintf")) {
 		if (nth_arg(t, in, c->args, 0, &a0) || nth_arg(t, in, c->args, 1, &a1))
@@ -500,7 +506,7 @@ static int emit_call_args(struct tr *t, const struct ptx_insn *in, const struct 
 		const struct ptx_var *want = !callee ? NULL : i < nr ? &callee->rets[i] :
 			&callee->params[i - nr];
 
-		if (call_arg(t, in, o, want, &t->code))
+		if (tr_call_arg(t, in, o, want, &t->code))
 			return -1;
 		sb_adds(&t->code, "[0], ");
 	}
@@ -553,6 +559,8 @@ static int emit_call(struct tr *t, const struct ptx_insn *in)
 
 	if (tr_mods(t, in, ".uni", NULL, 0, NULL) || parse_call(t, in, &c))
 		return -1;
+	if (c.target->kind == PTX_OP_REG && t->scalar)
+		return tr_fast_call(t, in, c.rets, c.args, c.target, UINT32_MAX);
 	if (c.target->kind == PTX_OP_REG)
 		return emit_indirect_call(t, in, &c);
 	fi = c.target->kind == PTX_OP_SYM ? tr_func_index(t, c.target->name) : UINT32_MAX;
@@ -563,6 +571,8 @@ static int emit_call(struct tr *t, const struct ptx_insn *in)
 		return emit_extern_call(t, in, &c, callee->name);
 	if (callee->is_entry)
 		return tr_fail(t, in->line, "call to kernel '%s'", callee->name);
+	if (t->scalar)
+		return tr_fast_call(t, in, c.rets, c.args, c.target, fi);
 	add_callee(t, fi);
 	if (emit_call_args(t, in, &c, callee))
 		return -1;
@@ -585,6 +595,8 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	size_t i;
 
 	sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
+	if (t->scalar && (fn = tr_fast_flow(in->opcode)))
+		return fn(t, in);
 	if (is_block_barrier(in))
 		return emit_barrier(t, in);
 	for (i = 0; i < sizeof(flow) / sizeof(flow[0]) && !fn; i++)
@@ -607,6 +619,8 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
  * past the function's end, which returns. */
 static void emit_fallthrough(struct tr *t, int terminated)
 {
+	if (t->scalar)
+		return;
 	if (!terminated) {
 		if (t->bb + 1 < t->nbb)
 			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n",
@@ -618,6 +632,13 @@ static void emit_fallthrough(struct tr *t, int terminated)
 	sb_adds(&t->code, "\t\tbreak;\n");
 }
 
+/* The start of basic block n: a case of the warp loop's switch, or a
+ * label of the scalar version. */
+static void block_label(struct tr *t, uint32_t n)
+{
+	sb_addf(&t->code, t->scalar ? "ag_L%u:;\n" : "\tcase %u:\n", n);
+}
+
 /* Pass 2: declarations and blocks, in order. */
 static int emit_body(struct tr *t, const uint32_t *bb)
 {
@@ -626,14 +647,14 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 	int terminated = 0;
 
 	t->bb = 0;
-	sb_adds(&t->code, "\tcase 0:\n");
+	block_label(t, 0);
 	for (i = 0; i < f->nbody; i++) {
 		const struct ptx_stmt *s = &f->body[i];
 
 		if (bb[i] != t->bb) {
 			emit_fallthrough(t, terminated);
 			while (t->bb < bb[i])
-				sb_addf(&t->code, "\tcase %u:\n", ++t->bb);
+				block_label(t, ++t->bb);
 			terminated = 0;
 		}
 		switch (s->kind) {
@@ -661,7 +682,7 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 	}
 	emit_fallthrough(t, terminated);
 	while (t->bb + 1 < t->nbb) {
-		sb_addf(&t->code, "\tcase %u:\n", ++t->bb);
+		block_label(t, ++t->bb);
 		emit_fallthrough(t, 0);
 	}
 	if (t->tail.len)
@@ -706,6 +727,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	sb_reset(&t->tail);
 	sb_reset(&t->frame);
 	sb_reset(&t->code);
+	sb_reset(&t->locals);
 	declare_params(t);
 	bb = split_blocks(t);
 	rc = emit_body(t, bb);
@@ -714,6 +736,9 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		return -1;
 	if (t->shared_size > shared_start && t->shared_size > t->fi[fidx].shared_end)
 		t->fi[fidx].shared_end = t->shared_size;
-	emit_run(t, fidx, out);
+	if (t->scalar)
+		tr_fast_function(t, fidx, out);
+	else
+		emit_run(t, fidx, out);
 	return 0;
 }

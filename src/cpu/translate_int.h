@@ -34,6 +34,7 @@ struct tr_sym {
 	uint32_t id;            /* C name number */
 	uint64_t off, size;     /* shared/param offset; bytes */
 	const struct ptx_var *var;
+	int local;              /* a register held in C locals (fast path) */
 };
 
 /* Per function, what kernels need to know about everything they reach. */
@@ -73,6 +74,11 @@ struct tr {
 	uint32_t nextra;        /* blocks after nbb: bar.red resumptions */
 	struct strbuf tail;     /* their code, emitted after the others */
 	uint32_t tmp;           /* unique temporaries */
+
+	/* the fast path (translate_fast.c): one thread at a time */
+	int scalar;             /* translating the scalar version */
+	struct strbuf locals;   /* its register declarations */
+	uint8_t *scalar_done;   /* per m->funcs[]: scalar version emitted */
 };
 
 /* translate.c */
@@ -89,6 +95,8 @@ extern const char ag_translate_prelude[];
 int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 const struct tr_sym *tr_lookup(const struct tr *t, const char *name);
 uint32_t tr_label_bb(const struct tr *t, const char *label);
+int tr_call_arg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+		const struct ptx_var *want, struct strbuf *sb);
 
 /* translate_operand.c: types and operands as C */
 const char *tr_ctype(enum ptx_type ty);
@@ -127,5 +135,16 @@ tr_emit_fn tr_mem_emitter(const char *opcode);
 tr_emit_fn tr_warp_emitter(const char *opcode);
 int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	    struct strbuf *sb, enum ptx_type *ty);
+
+/* translate_fast.c: the scalar translation of kernels that cannot observe
+ * lockstep.  tr_fast_kernel emits it for entry (with seen[] the functions
+ * it reaches) and returns 1, or returns 0 when the kernel needs lockstep. */
+int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, struct strbuf *out);
+void tr_fast_locals(struct tr *t, struct tr_sym *s);
+void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
+tr_emit_fn tr_fast_flow(const char *opcode);
+int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *rets,
+		 const struct ptx_operand *args, const struct ptx_operand *target,
+		 uint32_t callee);
 
 #endif

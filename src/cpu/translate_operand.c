@@ -132,7 +132,11 @@ static unsigned long range_index(const struct tr_sym *s, const char *name)
 
 static void reg_lvalue(const struct tr_sym *s, const char *name, struct strbuf *sb)
 {
-	if (s->range)
+	if (s->local && s->range)
+		sb_addf(sb, "r%u_%lu", s->id, range_index(s, name));
+	else if (s->local)
+		sb_addf(sb, "r%u", s->id);
+	else if (s->range)
 		sb_addf(sb, "W->r%u[%lu][l]", s->id, range_index(s, name));
 	else
 		sb_addf(sb, "W->r%u[l]", s->id);
@@ -337,9 +341,19 @@ int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb)
 	return 0;
 }
 
-/* "for each active lane (under the guard) {"; the body follows. */
+/* "for each active lane (under the guard) {"; the body follows.  The
+ * scalar version runs one lane: "if (guard) {". */
 void tr_lanes_begin(struct tr *t, const struct ptx_insn *in)
 {
+	if (t->scalar) {
+		sb_adds(&t->code, "\t\tif (");
+		if (in && in->guard)
+			tr_guard(t, in, &t->code);
+		else
+			sb_adds(&t->code, "1");
+		sb_adds(&t->code, ") {\n\t\t\t");
+		return;
+	}
 	sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]");
 	if (in && in->guard) {
 		/* Both are 0 or 1: '&' keeps the loop free of branches. */
