@@ -272,7 +272,7 @@ static int emit_minmax(struct tr *t, const struct ptx_insn *in)
 	if (k.half)
 		return emit_half(t, in, &k);
 	if (tr_is_float(k.ty))
-		return emit_tmpl(t, in, &k, max ? "fmax$F($1, $2)" : "fmin$F($1, $2)");
+		return emit_tmpl(t, in, &k, max ? "ag_fmax$F($1, $2)" : "ag_fmin$F($1, $2)");
 	if (k.ty == PTX_T_PRED || k.ftz)
 		return tr_unsupported(t, in, "modifier");
 	return emit_tmpl(t, in, &k, max ? "($1 > $2 ? $1 : $2)" : "($1 < $2 ? $1 : $2)");

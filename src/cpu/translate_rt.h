@@ -288,6 +288,26 @@ AG_INLINE float ag_ftz(float x)
 AG_INLINE float ag_sat_f32(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
 AG_INLINE double ag_sat_f64(double x) { return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.0; }
 
+/* PTX min/max: a NaN operand (quiet or signalling) yields the other one,
+ * two NaNs the canonical NaN, and -0 counts as less than +0.  C's fmin
+ * leaves the zeros' order open and may pass a signalling NaN on. */
+#define AG_MINMAX(name, T, lt_pick)					\
+AG_INLINE T name(T a, T b)						\
+{									\
+	if (a != a)							\
+		return b != b ? (T)NAN : b;				\
+	if (b != b)							\
+		return a;						\
+	if (a == b)							\
+		return (signbit(a) != 0) == (lt_pick) ? a : b;		\
+	return (a < b) == (lt_pick) ? a : b;				\
+}
+AG_MINMAX(ag_fminf, float, 1)
+AG_MINMAX(ag_fmin, double, 1)
+AG_MINMAX(ag_fmaxf, float, 0)
+AG_MINMAX(ag_fmax, double, 0)
+#undef AG_MINMAX
+
 /* Rounding modes: 0 nearest even, 1 toward zero, 2 down, 3 up.  x is
  * exact in long double for every integer and double source; the result
  * rounded to nearest is within one step of the wanted one. */
@@ -586,8 +606,8 @@ AG_INLINE uint16_t ag_hop(int op, uint16_t a, uint16_t b, uint16_t c, int bf, in
 	case 1: r = ag_odd_sum(x, -y); break;
 	case 2: r = x * y; break;
 	case 3: r = ag_odd_sum(x * y, ag_h2d(c, bf)); break;
-	case 4: r = fmin(x, y); break;
-	default: r = fmax(x, y); break;
+	case 4: r = ag_fmin(x, y); break;
+	default: r = ag_fmax(x, y); break;
 	}
 	return ag_d2h(sat ? ag_sat_f64(r) : r, bf);
 }

@@ -5,8 +5,8 @@
  * setp's .and/.or/.xor combination and its second (negated) destination,
  * selp, testp and copysign.  From the ISA: ordered float comparisons are
  * false when either operand is NaN and the unordered ones (equ ... geu)
- * true.  Float min/max, which the engine gets wrong today, are in
- * compare_minmax_pending.cu and compare_minmax_nan_pending.cu.
+ * true.  Float min/max are in compare_minmax.cu, their .NaN form in
+ * compare_minmax_nan_pending.cu.
  */
 #include "compare_ref.h"
 

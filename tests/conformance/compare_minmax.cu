@@ -1,14 +1,10 @@
 /*
- * compare_minmax_pending.cu - float min and max, which the engine gets
- * wrong today in two ways (compare_ref.h has the ISA's rule):
- * - zeros of both signs: the ISA takes -0 < +0, so min(+0, -0) = -0 and
- *   max(-0, +0) = +0; the engine gives +0 for min and -0 for max;
- * - a signalling NaN operand: the ISA returns the other operand
- *   (min.f32 0x0a8a8898, 0x7fb54b19 = 0x0a8a8898); the engine returns a
- *   quiet NaN, as C's fminf does.
- * Moves into compare.cu when it passes.
+ * compare_minmax.cu - float min and max against the ISA's rule
+ * (compare_ref.h): -0 counts as less than +0, so min(+0, -0) = -0 and
+ * max(-0, +0) = +0; a NaN operand, quiet or signalling, yields the other
+ * operand (min.f32 0x0a8a8898, 0x7fb54b19 = 0x0a8a8898), where C's fminf
+ * would pass a quieted NaN on.
  */
-// pending: min/max.f32/.f64 wrong on (+0, -0) and on signalling NaN operands
 #include "compare_ref.h"
 
 MINMAX_F(min_f32, "min.f32 %0, %1, %2;", float, "f", fminmax(a, b, false, false, false))
@@ -30,5 +26,5 @@ int main()
 	RUN(max_ftz_f32, s, same_f32);
 	RUN(min_f64, d, same_f64);
 	RUN(max_f64, d, same_f64);
-	return conf_verdict("compare_minmax_pending");
+	return conf_verdict("compare_minmax");
 }
