@@ -21,7 +21,8 @@
 	X(nvcc) \
 	X(inspect) \
 	X(serve) \
-	X(token)
+	X(token) \
+	X(bench)
 
 #define DECLARE(name) extern const struct command cmd_##name;
 COMMANDS(DECLARE)

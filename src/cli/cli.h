@@ -32,4 +32,8 @@ struct strbuf;
  * would run it, into path.  Returns 0, or -1 when there is none. */
 int cli_which(const char *name, struct strbuf *path);
 
+/* The directory of the running anygpu executable, into dir (appended).
+ * 0, or -1 with errno set. */
+int cli_self_dir(struct strbuf *dir);
+
 #endif

@@ -1,8 +1,10 @@
 /*
- * path.c - finding an executable on PATH the way execvp(3) does, for
- * commands that must know the file before running it.
+ * path.c - finding executables: one on PATH the way execvp(3) does, for
+ * commands that must know the file before running it, and anygpu's own
+ * directory, beside which its runtime and helpers are built.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,4 +30,19 @@ int cli_which(const char *name, struct strbuf *path)
 			return 0;
 	}
 	return -1;
+}
+
+int cli_self_dir(struct strbuf *dir)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		return -1;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	sb_adds(dir, self);
+	return 0;
 }

@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,17 +165,11 @@ static int check_program(const char *path)
 /* <directory of this executable>/../lib, where libcudart.so.13 is built. */
 static int find_libdir(struct strbuf *dir)
 {
-	char self[PATH_MAX], *slash, *real;
-	ssize_t n;
+	char *real;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
+	if (cli_self_dir(dir))
 		return cli_error("run", "cannot find the anygpu executable: %s", strerror(errno));
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (slash)
-		*slash = 0;
-	sb_addf(dir, "%s/../lib", self);
+	sb_adds(dir, "/../lib");
 	real = realpath(dir->buf, NULL);
 	if (real) {
 		sb_reset(dir);

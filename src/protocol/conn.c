@@ -152,6 +152,17 @@ int ag_conn_flush(struct ag_conn *c, char *err, size_t errlen)
 	return rc;
 }
 
+int ag_conn_write_raw(struct ag_conn *c, const void *p, size_t n)
+{
+	struct iovec iov = { (void *)p, n };
+	int rc;
+
+	pthread_mutex_lock(&c->send_lock);
+	rc = flush_locked(c) || write_iov(c, &iov, 1);
+	pthread_mutex_unlock(&c->send_lock);
+	return rc ? -1 : 0;
+}
+
 /* 0 when n bytes were read, 1 on end of file before the first byte, -1 on
  * an error or an end of file in the middle. */
 static int recv_all(struct ag_conn *c, void *p, size_t n)
@@ -174,6 +185,11 @@ static int recv_all(struct ag_conn *c, void *p, size_t n)
 		got += r;
 	}
 	return 0;
+}
+
+int ag_conn_read_raw(struct ag_conn *c, void *p, size_t n)
+{
+	return recv_all(c, p, n) ? -1 : 0;
 }
 
 int ag_conn_recv_hdr(struct ag_conn *c, struct ag_frame_hdr *h, char *err, size_t errlen)

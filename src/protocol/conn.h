@@ -53,10 +53,36 @@ int ag_conn_recv_hdr(struct ag_conn *c, struct ag_frame_hdr *h, char *err, size_
 int ag_conn_recv_body(struct ag_conn *c, const struct ag_frame_hdr *h, void *p, size_t n,
 		      char *err, size_t errlen);
 
+/* Bytes with no framing, for an AG_OP_RAW exchange (raw.c): the queue is
+ * sent first.  0, or -1 when the peer is gone or failed. */
+int ag_conn_write_raw(struct ag_conn *c, const void *p, size_t n);
+int ag_conn_read_raw(struct ag_conn *c, void *p, size_t n);
+
 /* Receives one frame; *payload is malloc'd (h->len bytes, may be NULL when
  * empty) and the caller frees it.  0 on a frame, 1 when the peer closed the
  * connection between frames, -1 with err set on anything else. */
 int ag_conn_recv(struct ag_conn *c, struct ag_frame_hdr *h, uint8_t **payload,
+		 char *err, size_t errlen);
+
+/* A client's side of starting a session (client.c).  ag_client_dial
+ * connects c to server: "host:port", "[v6]:port", "unix:PATH" or
+ * "tls:host:port", and through TLS for any TCP address when
+ * ANYGPU_TLS_FINGERPRINT (a pinned certificate) or ANYGPU_TLS_CA is set;
+ * 0, or -1 with err set (c is then closed with ag_conn_close all the same).
+ * ag_client_hello greets the server with token (may be NULL): 0 when the
+ * session is accepted, -1 when the peer gave no valid answer, else the
+ * server's refusal (a cudaError_t); err says why. */
+int ag_client_dial(struct ag_conn *c, const char *server, char *err, size_t errlen);
+int ag_client_hello(struct ag_conn *c, const char *token, char *err, size_t errlen);
+
+/* Both ends of an AG_OP_RAW exchange (raw.c).  ag_raw_run sends the
+ * request, moves the bytes (buf holds n for a sink or a source, NULL for an
+ * echo) and reads the reply: 0, or -1 with err set.  ag_raw_serve answers
+ * the request whose payload is given, in the thread that reads c: 0, or -1
+ * with err set, after which the session must end. */
+int ag_raw_run(struct ag_conn *c, uint64_t id, enum ag_raw_mode mode, uint64_t n, void *buf,
+	       char *err, size_t errlen);
+int ag_raw_serve(struct ag_conn *c, const struct ag_frame_hdr *h, const uint8_t *payload,
 		 char *err, size_t errlen);
 
 /* TLS (tls.c).  The server's context uses cert and key, or a self-signed

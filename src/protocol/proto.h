@@ -53,6 +53,7 @@ enum ag_op {
 	AG_OP_EVENT_ELAPSED,
 	AG_OP_STATUS,
 	AG_OP_HOSTFN_DONE,      /* the client ran a host function */
+	AG_OP_RAW,              /* unframed bytes: the benchmark's reference */
 	AG_OP_REQUEST_END,      /* first value that is not a request */
 
 	/* Server to client. */
@@ -119,6 +120,14 @@ void ag_get_str(struct ag_rbuf *r, char *out, size_t outlen);
 size_t ag_rbuf_left(const struct ag_rbuf *r);
 /* 0 when the payload was read exactly to its end without error. */
 int ag_rbuf_done(const struct ag_rbuf *r);
+
+/* AG_OP_RAW's modes (raw.c). */
+enum ag_raw_mode {
+	AG_RAW_SINK,            /* the client sends n bytes */
+	AG_RAW_SOURCE,          /* the server sends n bytes */
+	AG_RAW_ECHO,            /* n one-byte round trips */
+	AG_RAW_MODES
+};
 
 /* struct ag_device_info travels field by field, never as raw memory. */
 struct ag_device_info;

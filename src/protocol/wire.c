@@ -43,6 +43,7 @@ static const char *const op_names[] = {
 	[AG_OP_EVENT_ELAPSED] = "event_elapsed",
 	[AG_OP_STATUS] = "status",
 	[AG_OP_HOSTFN_DONE] = "hostfn_done",
+	[AG_OP_RAW] = "raw",
 };
 
 const char *ag_op_name(unsigned op)
@@ -90,6 +91,7 @@ static const char *const layouts[AG_OP_REQUEST_END] = {
 	[AG_OP_EVENT_ELAPSED] = "44",
 	[AG_OP_STATUS] = "",
 	[AG_OP_HOSTFN_DONE] = "",
+	[AG_OP_RAW] = "48",
 };
 
 int ag_request_check(const struct ag_frame_hdr *h, const void *payload,

@@ -455,37 +455,17 @@ static cudaError_t send_op(struct ag_backend *b, unsigned op, struct ag_wbuf *re
 
 static cudaError_t hello(struct ag_backend *b)
 {
-	struct ag_wbuf w = { 0 };
-	struct ag_frame_hdr h;
-	struct ag_rbuf r;
-	uint8_t *payload = NULL;
-	const char *token = getenv("ANYGPU_TOKEN");
-	char err[200];
-	cudaError_t e = cudaErrorDevicesUnavailable;
+	char err[300];
+	int rc = ag_client_hello(&b->conn, getenv("ANYGPU_TOKEN"), err, sizeof(err));
 
-	ag_put_u32(&w, AG_PROTO_MAGIC);
-	ag_put_u32(&w, AG_PROTO_VERSION);
-	ag_put_str(&w, token);
-	if (ag_conn_send(&b->conn, AG_OP_HELLO, 0, 0, w.p, w.len, NULL, 0, err, sizeof(err)) ||
-	    ag_conn_recv(&b->conn, &h, &payload, err, sizeof(err))) {
-		snprintf(b->msg, sizeof(b->msg), "anygpu server %s: no answer to hello%s%s",
-			 b->server, payload ? "" : ": ", payload ? "" : err);
-		goto out;
+	if (rc < 0) {
+		snprintf(b->msg, sizeof(b->msg), "anygpu server %s: %s", b->server, err);
+		return cudaErrorDevicesUnavailable;
 	}
-	ag_rbuf_init(&r, payload, h.len);
-	e = (cudaError_t)ag_get_u32(&r);
-	ag_get_str(&r, err, sizeof(err));
-	if (h.op != AG_OP_REPLY || r.bad) {
-		snprintf(b->msg, sizeof(b->msg), "anygpu server %s: not an anygpu server", b->server);
-		e = cudaErrorDevicesUnavailable;
-	} else if (e != cudaSuccess) {
+	if (rc)
 		snprintf(b->msg, sizeof(b->msg), "anygpu server %s refused the session: %s",
 			 b->server, err);
-	}
-out:
-	free(payload);
-	ag_wbuf_free(&w);
-	return e;
+	return (cudaError_t)rc;
 }
 
 static cudaError_t fetch_info(struct ag_backend *b)
@@ -513,38 +493,6 @@ static cudaError_t fetch_info(struct ag_backend *b)
 
 static void remote_close(struct ag_backend *b);
 
-/* Connects to b->server: "tls:host:port" or, with ANYGPU_TLS_FINGERPRINT
- * or ANYGPU_TLS_CA set, any TCP address goes through TLS. */
-static int dial(struct ag_backend *b, char *err, size_t errlen)
-{
-	const char *addr = b->server, *fp = getenv("ANYGPU_TLS_FINGERPRINT");
-	const char *ca = getenv("ANYGPU_TLS_CA");
-	int tls = strncmp(addr, "tls:", 4) == 0;
-	char host[256];
-	SSL_CTX *ctx;
-	int rc;
-
-	if (tls)
-		addr += 4;
-	else if (strncmp(addr, "unix:", 5) != 0)
-		tls = (fp && *fp) || (ca && *ca);
-	ag_conn_init(&b->conn, ag_net_connect(addr, err, errlen));
-	if (b->conn.fd < 0)
-		return -1;
-	if (!tls)
-		return 0;
-	if (ag_net_host(addr, host, sizeof(host))) {
-		snprintf(err, errlen, "TLS needs a host:port address");
-		return -1;
-	}
-	ctx = ag_tls_client_ctx(ca && *ca ? ca : NULL, err, errlen);
-	if (!ctx)
-		return -1;
-	rc = ag_conn_tls_connect(&b->conn, ctx, host, fp && *fp ? fp : NULL, err, errlen);
-	ag_tls_ctx_free(ctx);
-	return rc;
-}
-
 static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 			       struct ag_backend **out)
 {
@@ -565,7 +513,7 @@ static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 	pthread_cond_init(&b->cond, NULL);
 	pthread_cond_init(&b->flush_cond, NULL);
 	pthread_cond_init(&b->due_cond, NULL);
-	if (dial(b, err, sizeof(err))) {
+	if (ag_client_dial(&b->conn, b->server, err, sizeof(err))) {
 		fprintf(stderr, "anygpu: remote device %d: %s: %s\n", ordinal, b->server, err);
 		remote_close(b);
 		return cudaErrorDevicesUnavailable;

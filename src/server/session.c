@@ -701,6 +701,15 @@ static void *reader_main(void *arg)
 			pthread_mutex_unlock(&s->lock);
 			continue;
 		}
+		if (rc == 0 && h.op == AG_OP_RAW) {
+			/* A measurement, not work: answered here at once, ahead of
+			 * anything queued (the client waits for nothing else). */
+			rc = ag_raw_serve(&s->conn, &h, payload, why, sizeof(why)) ? -1 : 0;
+			free(payload);
+			if (rc)
+				break;
+			continue;
+		}
 		if (rc)
 			break;
 		struct qframe *q = xmalloc(sizeof(*q));

@@ -1,4 +1,0 @@
-// An empty kernel: what a launch costs when the work is nothing.
-extern "C" __global__ void nop(int x)
-{
-}
