@@ -20,7 +20,7 @@
 #include "util/strbuf.h"
 
 static const char usage[] =
-	"usage: anygpu run [--backend cpu|cuda|remote] [--server HOST:PORT[,HOST:PORT...]]\n"
+	"usage: anygpu run [--backend cpu|cuda|remote] [--server ADDR[,ADDR...]]\n"
 	"                  [--token TOKEN] [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Runs PROGRAM, an unmodified CUDA program, on anygpu's CUDA runtime: on this\n"
@@ -32,7 +32,8 @@ static const char usage[] =
 	"                 when a server is given, else cuda when a GPU is usable,\n"
 	"                 else cpu)\n"
 	"  --server LIST  the daemons for the remote backend, one device each\n"
-	"                 (sets ANYGPU_SERVER)\n"
+	"                 (sets ANYGPU_SERVER); an ADDR is HOST:PORT, tls:HOST:PORT\n"
+	"                 or unix:PATH\n"
 	"  --token TOKEN  the tenant token for the daemons (sets ANYGPU_TOKEN; prefer\n"
 	"                 setting ANYGPU_TOKEN yourself: command lines are visible\n"
 	"                 to every user of the machine)\n"
@@ -50,23 +51,35 @@ static int valid_backend(const char *b)
 	return !strcmp(b, "cpu") || !strcmp(b, "cuda") || !strcmp(b, "remote");
 }
 
-/* "host:port[,host:port...]" with ports 1..65535. */
-static int valid_servers(const char *list)
+/* One daemon address: unix:PATH, or [tls:]HOST:PORT with a port 1..65535. */
+static int valid_server(const char *item, const char *end)
 {
-	const char *item = list, *end, *colon;
+	const char *colon;
 	char *stop;
 	long port;
+
+	if (!strncmp(item, "unix:", 5))
+		return end - item > 5;
+	if (!strncmp(item, "tls:", 4))
+		item += 4;
+	colon = memrchr(item, ':', end - item);
+	if (!colon || colon == item)
+		return 0;
+	errno = 0;
+	port = strtol(colon + 1, &stop, 10);
+	return stop == end && colon + 1 != end && !errno && port >= 1 && port <= 65535;
+}
+
+/* A comma-separated list of daemon addresses. */
+static int valid_servers(const char *list)
+{
+	const char *item = list, *end;
 
 	for (;;) {
 		end = strchr(item, ',');
 		if (!end)
 			end = item + strlen(item);
-		colon = memrchr(item, ':', end - item);
-		if (!colon || colon == item)
-			return 0;
-		errno = 0;
-		port = strtol(colon + 1, &stop, 10);
-		if (stop != end || colon + 1 == end || errno || port < 1 || port > 65535)
+		if (!valid_server(item, end))
 			return 0;
 		if (!*end)
 			return 1;
@@ -101,7 +114,7 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	if (o->backend && !valid_backend(o->backend))
 		return cli_usage("run", "--backend must be cpu, cuda or remote, not '%s'", o->backend);
 	if (o->server && !valid_servers(o->server))
-		return cli_usage("run", "--server wants HOST:PORT[,HOST:PORT...], not '%s'", o->server);
+		return cli_usage("run", "--server wants HOST:PORT, tls:HOST:PORT or unix:PATH (comma-separated), not '%s'", o->server);
 	if (i >= argc)
 		return cli_usage("run", "no program to run (see anygpu run --help)");
 	o->first = i;
