@@ -91,5 +91,8 @@ if(TARGET cudart)
     grep -qx ANYGPU_BACKEND=cpu $OUT/env
     grep -qx ANYGPU_SERVER=h:1,k:2 $OUT/env
     grep -qx ANYGPU_TOKEN=t $OUT/env
+    $AG run --server unix:/run/a.sock,tls:h:7070 -- env >$OUT/env
+    grep -qx ANYGPU_SERVER=unix:/run/a.sock,tls:h:7070 $OUT/env
+    status=0; $AG run --server unix: true 2>/dev/null || status=$?; test $status -eq 2
   ]=])
 endif()
