@@ -23,6 +23,7 @@ void ag_conn_init(struct ag_conn *c, int fd)
 	c->fd = fd;
 	c->ssl = NULL;
 	c->out = (struct ag_wbuf){ 0 };
+	c->in_pos = c->in_len = 0;
 	pthread_mutex_init(&c->send_lock, NULL);
 	pthread_mutex_init(&c->ssl_lock, NULL);
 }
@@ -163,6 +164,35 @@ int ag_conn_write_raw(struct ag_conn *c, const void *p, size_t n)
 	return rc ? -1 : 0;
 }
 
+/* One read: the bytes read, 0 at the end, -1 on an error. */
+static ssize_t read_some(struct ag_conn *c, void *p, size_t n)
+{
+	return c->ssl ? ag_tls_read(c, p, n) : read(c->fd, p, n);
+}
+
+/* Reads through c->in; a large read with the buffer empty goes straight
+ * to its destination. */
+static ssize_t read_buffered(struct ag_conn *c, void *p, size_t n)
+{
+	size_t k;
+
+	if (c->in_pos == c->in_len) {
+		ssize_t r;
+
+		if (n >= sizeof(c->in))
+			return read_some(c, p, n);
+		r = read_some(c, c->in, sizeof(c->in));
+		if (r <= 0)
+			return r;
+		c->in_pos = 0;
+		c->in_len = r;
+	}
+	k = c->in_len - c->in_pos < n ? c->in_len - c->in_pos : n;
+	memcpy(p, c->in + c->in_pos, k);
+	c->in_pos += k;
+	return k;
+}
+
 /* 0 when n bytes were read, 1 on end of file before the first byte, -1 on
  * an error or an end of file in the middle. */
 static int recv_all(struct ag_conn *c, void *p, size_t n)
@@ -170,8 +200,7 @@ static int recv_all(struct ag_conn *c, void *p, size_t n)
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r = c->ssl ? ag_tls_read(c, (char *)p + got, n - got)
-				   : read(c->fd, (char *)p + got, n - got);
+		ssize_t r = read_buffered(c, (char *)p + got, n - got);
 
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -18,12 +18,18 @@
 typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;
 
+/* Bytes read ahead by the receiving thread: a burst of small frames
+ * (launches) costs one system call, not two per frame. */
+#define AG_CONN_READ_AHEAD (16u << 10)
+
 struct ag_conn {
 	int fd;
 	pthread_mutex_t send_lock;
 	SSL *ssl;                   /* NULL: plain socket */
 	struct ag_wbuf out;         /* frames queued, not yet sent */
 	pthread_mutex_t ssl_lock;   /* one thread at a time inside OpenSSL */
+	size_t in_pos, in_len;      /* in[in_pos, in_len): read, not yet taken */
+	uint8_t in[AG_CONN_READ_AHEAD];
 };
 
 void ag_conn_init(struct ag_conn *c, int fd);
