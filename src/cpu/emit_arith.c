@@ -267,10 +267,14 @@ static int emit_minmax(struct tr *t, const struct ptx_insn *in)
 	int max = in->opcode[1] == 'a';
 	struct tmpl k;
 
-	if (setup(t, in, ".ftz", &k, 2))
+	if (setup(t, in, ".ftz .NaN", &k, 2))
 		return -1;
+	if (tr_has(in, ".NaN") && (!tr_is_float(k.ty) || k.half))
+		return tr_unsupported(t, in, "modifier '.NaN'");
 	if (k.half)
 		return emit_half(t, in, &k);
+	if (tr_has(in, ".NaN"))
+		return emit_tmpl(t, in, &k, max ? "ag_fmax_nan$F($1, $2)" : "ag_fmin_nan$F($1, $2)");
 	if (tr_is_float(k.ty))
 		return emit_tmpl(t, in, &k, max ? "ag_fmax$F($1, $2)" : "ag_fmin$F($1, $2)");
 	if (k.ty == PTX_T_PRED || k.ftz)
@@ -550,6 +554,54 @@ static int emit_sad(struct tr *t, const struct ptx_insn *in)
 	return emit_tmpl(t, in, &k, "($T)(($U)$3 + ($1 > $2 ? ($U)$1 - ($U)$2 : ($U)$2 - ($U)$1))");
 }
 
+/* mul24/mad24.{lo,hi}.{u32,s32}: the 48-bit product of the operands' low
+ * 24 bits (sign-extended for .s32); .lo keeps bits 31..0, .hi 47..16. */
+static int emit_mul24(struct tr *t, const struct ptx_insn *in)
+{
+	int mad = in->opcode[1] == 'a', hi = tr_has(in, ".hi");
+	struct strbuf e = STRBUF_INIT;
+	struct tmpl k;
+	int rc;
+
+	if (setup(t, in, ".lo .hi", &k, mad ? 3 : 2))
+		return -1;
+	if ((k.ty != PTX_T_U32 && k.ty != PTX_T_S32) || hi == tr_has(in, ".lo"))
+		return tr_unsupported(t, in, "type or mode");
+	sb_addf(&e, "($T)(uint32_t)((ag_mul24$S((uint32_t)$1, (uint32_t)$2) >> %d)%s)",
+		hi ? 16 : 0, mad ? " + (uint32_t)$3" : "");
+	rc = emit_tmpl(t, in, &k, e.buf);
+	sb_free(&e);
+	return rc;
+}
+
+/* dp4a.atype.btype d, a, b, c: c plus the four byte products of a and b;
+ * dp2a.{lo,hi}: the two 16-bit halves of a times bytes 0,1 or 2,3 of b.
+ * d and c are .s32 when either operand type is signed, sums wrap. */
+static int emit_dp(struct tr *t, const struct ptx_insn *in)
+{
+	int two = in->opcode[2] == '2', hi = tr_has(in, ".hi");
+	enum ptx_type ty[2];
+	struct strbuf e = STRBUF_INIT;
+	struct tmpl k;
+	uint32_t n;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	if (tr_mods(t, in, two ? ".lo .hi" : "", ty, 2, &n))
+		return -1;
+	if (n != 2 || (ty[0] != PTX_T_U32 && ty[0] != PTX_T_S32) ||
+	    (ty[1] != PTX_T_U32 && ty[1] != PTX_T_S32) || (two && hi == tr_has(in, ".lo")))
+		return tr_unsupported(t, in, "type or mode");
+	k.ty = k.dt = k.st[2] = ty[0] == PTX_T_S32 || ty[1] == PTX_T_S32 ? PTX_T_S32 : PTX_T_U32;
+	k.st[0] = k.st[1] = PTX_T_U32;
+	k.nsrc = 3;
+	sb_addf(&e, "($T)((uint32_t)$3 + ag_dp%da((uint32_t)$1, (uint32_t)$2, %d, %d, %d))",
+		two ? 2 : 4, ty[0] == PTX_T_S32, ty[1] == PTX_T_S32, hi);
+	rc = emit_tmpl(t, in, &k, e.buf);
+	sb_free(&e);
+	return rc;
+}
+
 /* shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of b:a. */
 static int emit_shf(struct tr *t, const struct ptx_insn *in)
 {
@@ -607,6 +659,8 @@ tr_emit_fn tr_arith_emitter(const char *opcode)
 		{ "clz", emit_bits }, { "brev", emit_bits }, { "bfind", emit_bits },
 		{ "bfe", emit_bitfield }, { "bfi", emit_bitfield }, { "prmt", emit_prmt },
 		{ "shf", emit_shf }, { "sad", emit_sad }, { "lop3", emit_lop3 },
+		{ "mul24", emit_mul24 }, { "mad24", emit_mul24 }, { "dp4a", emit_dp },
+		{ "dp2a", emit_dp },
 	};
 	size_t i;
 

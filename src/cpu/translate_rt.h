@@ -308,6 +308,57 @@ AG_MINMAX(ag_fmaxf, float, 0)
 AG_MINMAX(ag_fmax, double, 0)
 #undef AG_MINMAX
 
+/* min.NaN/max.NaN: NaN when either operand is. */
+AG_INLINE float ag_fmin_nanf(float a, float b) { return a != a || b != b ? NAN : ag_fminf(a, b); }
+AG_INLINE float ag_fmax_nanf(float a, float b) { return a != a || b != b ? NAN : ag_fmaxf(a, b); }
+AG_INLINE double ag_fmin_nan(double a, double b) { return a != a || b != b ? NAN : ag_fmin(a, b); }
+AG_INLINE double ag_fmax_nan(double a, double b) { return a != a || b != b ? NAN : ag_fmax(a, b); }
+
+/* The low 24 bits of an operand, sign-extended when s. */
+AG_INLINE int64_t ag_low24(uint32_t x, int s)
+{
+	int64_t v = x & 0xffffffu;
+
+	return s ? (v ^ 0x800000) - 0x800000 : v;
+}
+
+/* mul24's 48-bit product, as 64 bits. */
+AG_INLINE uint64_t ag_mul24u(uint32_t a, uint32_t b)
+{ return (uint64_t)(ag_low24(a, 0) * ag_low24(b, 0)); }
+AG_INLINE uint64_t ag_mul24s(uint32_t a, uint32_t b)
+{ return (uint64_t)(ag_low24(a, 1) * ag_low24(b, 1)); }
+
+/* Element i of width bits of v, sign-extended when s. */
+AG_INLINE int64_t ag_elem(uint32_t v, int i, int bits, int s)
+{
+	uint32_t m = bits == 8 ? 0xffu : 0xffffu, sign = bits == 8 ? 0x80u : 0x8000u;
+	int64_t e = (v >> (i * bits)) & m;
+
+	return s ? (e ^ sign) - sign : e;
+}
+
+/* The dot products of dp4a and dp2a (without c), modulo 2^32. */
+AG_INLINE uint32_t ag_dp4a(uint32_t a, uint32_t b, int sa, int sb, int hi)
+{
+	int64_t sum = 0;
+	int i;
+
+	(void)hi;
+	for (i = 0; i < 4; i++)
+		sum += ag_elem(a, i, 8, sa) * ag_elem(b, i, 8, sb);
+	return (uint32_t)(uint64_t)sum;
+}
+
+AG_INLINE uint32_t ag_dp2a(uint32_t a, uint32_t b, int sa, int sb, int hi)
+{
+	int64_t sum = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		sum += ag_elem(a, i, 16, sa) * ag_elem(b, i + 2 * hi, 8, sb);
+	return (uint32_t)(uint64_t)sum;
+}
+
 /* Rounding modes: 0 nearest even, 1 toward zero, 2 down, 3 up.  x is
  * exact in long double for every integer and double source; the result
  * rounded to nearest is within one step of the wanted one. */

@@ -1,10 +1,8 @@
 /*
- * int_dp4a_pending.cu - the integer dot products dp4a (four byte
- * products) and dp2a.lo/.hi (two 16-bit by byte products) with every
- * signedness of a and b, which the engine refuses today ("unsupported
- * instruction 'dp4a.u32.u32'").  Moves into int_misc.cu when it passes.
+ * int_dp4a.cu - the integer dot products dp4a (four byte products) and
+ * dp2a.lo/.hi (two 16-bit by byte products) with every signedness of a
+ * and b.
  */
-// pending: dp4a and dp2a are refused by the translator
 #include "conf.h"
 
 #define M32 0xffffffffull
@@ -54,5 +52,5 @@ int main()
 	RUN(dp2a_hi_s32_s32, i32);
 	RUN(dp2a_lo_s32_u32, i32);
 	RUN(dp2a_hi_u32_s32, i32);
-	return conf_verdict("int_dp4a_pending");
+	return conf_verdict("int_dp4a");
 }

@@ -1,11 +1,8 @@
 /*
- * int_mul24_pending.cu - mul24.lo/.hi and mad24.lo/.hi on .u32 and .s32,
- * which the engine refuses today ("unsupported instruction
- * 'mul24.lo.u32'").  The ISA multiplies the low 24 bits of each operand
- * (sign-extended from bit 23 for .s32) into a 48-bit product; .lo keeps
- * bits 31..0, .hi bits 47..16.  Moves into int_misc.cu when it passes.
+ * int_mul24.cu - mul24.lo/.hi and mad24.lo/.hi on .u32 and .s32.  The ISA
+ * multiplies the low 24 bits of each operand (sign-extended from bit 23
+ * for .s32) into a 48-bit product; .lo keeps bits 31..0, .hi bits 47..16.
  */
-// pending: mul24 and mad24 are refused by the translator
 #include "conf.h"
 
 #define M32 0xffffffffull
@@ -41,5 +38,5 @@ int main()
 	RUN(mad24_lo_u32, i32);
 	RUN(mad24_lo_s32, i32);
 	RUN(mad24_hi_u32, i32);
-	return conf_verdict("int_mul24_pending");
+	return conf_verdict("int_mul24");
 }
