@@ -143,6 +143,54 @@ out:
 	return rc;
 }
 
+/* redux.sync.op.type d, a, membermask: every member lane gets the
+ * reduction of the members' values (add, min, max on .u32/.s32; and, or,
+ * xor on .b32). */
+static int emit_redux(struct tr *t, const struct ptx_insn *in)
+{
+	static const char *const ops[][4] = {
+		{ ".add", "0", "0", "r_ += v_" },
+		{ ".min", "0xffffffffu", "0x7fffffff", "r_ = v_ < r_ ? v_ : r_" },
+		{ ".max", "0", "(-0x7fffffff - 1)", "r_ = v_ > r_ ? v_ : r_" },
+		{ ".and", "0xffffffffu", NULL, "r_ &= v_" },
+		{ ".or", "0", NULL, "r_ |= v_" },
+		{ ".xor", "0", NULL, "r_ ^= v_" },
+	};
+	struct strbuf a = STRBUF_INIT, mm = STRBUF_INIT;
+	enum ptx_type ty;
+	uint32_t n, i;
+	int sgn, rc = -1;
+
+	if (tr_mods(t, in, ".sync .add .min .max .and .or .xor", &ty, 1, &n))
+		return -1;
+	for (i = 0; i < 6 && !tr_has(in, ops[i][0]); i++)
+		;
+	sgn = ty == PTX_T_S32;
+	if (n != 1 || i == 6 || !tr_has(in, ".sync") ||
+	    ty != (i < 3 ? (sgn ? PTX_T_S32 : PTX_T_U32) : PTX_T_B32))
+		return tr_unsupported(t, in, "operation or type");
+	if (tr_nops(t, in, 3, 3) || tr_src(t, in, &in->ops[1], PTX_T_U32, &a) ||
+	    member_mask(t, in, 2, &mm))
+		goto out;
+	uses_warp(t);
+	sb_addf(&t->code, "\t\t{\n\t\tuint32_t rv_[32];\n\t\tuint32_t act_ = ag_mask_bits(m);\n"
+		"\t\tfor (l = 0; l < 32; l++) rv_[l] = %s;\n", a.buf);
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "uint32_t mm_ = (%s) & act_, k_;\n\t\t\t%s r_ = %s;\n"
+		"\t\t\tfor (k_ = 0; k_ < 32; k_++) if (mm_ >> k_ & 1) { %s v_ = (%s)rv_[k_]; %s; }\n\t\t\t",
+		mm.buf, sgn ? "int32_t" : "uint32_t", ops[i][sgn ? 2 : 1],
+		sgn ? "int32_t" : "uint32_t", sgn ? "int32_t" : "uint32_t", ops[i][3]);
+	if (tr_dst(t, in, &in->ops[0], PTX_T_U32, "(uint32_t)r_"))
+		goto out;
+	tr_lanes_end(t);
+	sb_adds(&t->code, "\t\t}\n");
+	rc = 0;
+out:
+	sb_free(&a);
+	sb_free(&mm);
+	return rc;
+}
+
 static int emit_activemask(struct tr *t, const struct ptx_insn *in)
 {
 	enum ptx_type ty;
@@ -179,6 +227,7 @@ tr_emit_fn tr_warp_emitter(const char *opcode)
 	} tab[] = {
 		{ "shfl", emit_shfl }, { "vote", emit_vote }, { "match", emit_match },
 		{ "activemask", emit_activemask }, { "bar", emit_warp_sync },
+		{ "redux", emit_redux },
 	};
 	size_t i;
 

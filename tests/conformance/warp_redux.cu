@@ -1,11 +1,8 @@
 /*
- * warp_redux_pending.cu - redux.sync (sm_80) with add/min/max on .u32 and
- * .s32 and and/or/xor on .b32 over full and partial member masks, which
- * the engine refuses today ("unsupported instruction
- * 'redux.sync.add.u32'").  Every member lane gets the reduction of the
- * members' values.  Moves into warp.cu when it passes.
+ * warp_redux.cu - redux.sync (sm_80) with add/min/max on .u32 and .s32
+ * and and/or/xor on .b32 over full and partial member masks.  Every
+ * member lane gets the reduction of the members' values.
  */
-// pending: redux.sync is refused by the translator
 #include "warp_ref.h"
 
 LANE_KERNEL(k_redux_add_u32, "redux.sync.add.u32 %0, %1, %2;")
@@ -32,5 +29,5 @@ int main()
 	run_warp("redux.sync.and.b32", k_redux_and, fold(~0u, [](u32 a, u32 x) { return a & x; }), mv, mc);
 	run_warp("redux.sync.or.b32", k_redux_or, fold(0, [](u32 a, u32 x) { return a | x; }), mv, mc);
 	run_warp("redux.sync.xor.b32", k_redux_xor, fold(0, [](u32 a, u32 x) { return a ^ x; }), mv, mc);
-	return verdict("warp_redux_pending");
+	return verdict("warp_redux");
 }
