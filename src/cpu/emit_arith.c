@@ -133,9 +133,11 @@ static int emit_half(struct tr *t, const struct ptx_insn *in, struct tmpl *k)
 	uint32_t op;
 	int rc;
 
-	if (k->mode || k->ftz)
+	if (k->mode || (k->ftz && bf))
 		return tr_unsupported(t, in, "rounding of half precision");
 	k->half = 0;
+	if (k->ftz && (!strcmp(in->opcode, "neg") || !strcmp(in->opcode, "abs")))
+		return tr_unsupported(t, in, "modifier '.ftz'");
 	if (!strcmp(in->opcode, "neg"))
 		return emit_tmpl(t, in, k, two ? "($1 ^ 0x80008000u)" : "($T)($1 ^ 0x8000u)");
 	if (!strcmp(in->opcode, "abs"))
@@ -144,9 +146,9 @@ static int emit_half(struct tr *t, const struct ptx_insn *in, struct tmpl *k)
 		;
 	if (op == 6)
 		return tr_unsupported(t, in, "half precision");
-	sb_addf(&e, "ag_hop%s(%u, $1, $2, %s, %d, %d)", two ? "2" : "", op,
-		op == 3 ? "$3" : "0", bf, tr_has(in, ".sat"));
-	k->sat = 0;
+	sb_addf(&e, "ag_hop%s(%u, $1, $2, %s, %d, %d, %d)", two ? "2" : "", op,
+		op == 3 ? "$3" : "0", bf, tr_has(in, ".sat"), k->ftz);
+	k->sat = k->ftz = 0;
 	rc = emit_tmpl(t, in, k, e.buf);
 	sb_free(&e);
 	return rc;

@@ -645,12 +645,24 @@ AG_INLINE uint16_t ag_d2h(double x, int bf)
 	return bf ? ag_f32_bf16(ag_f32_odd(x), 0) : ag_to_f16(x, 0);
 }
 
+/* .ftz on .f16: a subnormal half becomes a zero of the same sign. */
+AG_INLINE uint16_t ag_hftz(uint16_t h) { return (h & 0x7c00u) ? h : (uint16_t)(h & 0x8000u); }
+
 /* Half arithmetic, rounded to nearest once: 0 add, 1 sub, 2 mul, 3 fma,
  * 4 min, 5 max.  Products of halves are exact in double; sums are
  * rounded to odd first, which makes the final rounding exact. */
-AG_INLINE uint16_t ag_hop(int op, uint16_t a, uint16_t b, uint16_t c, int bf, int sat)
+AG_INLINE uint16_t ag_hop(int op, uint16_t a, uint16_t b, uint16_t c, int bf, int sat, int ftz)
 {
-	double x = ag_h2d(a, bf), y = ag_h2d(b, bf), r;
+	double x, y, r;
+	uint16_t d;
+
+	if (ftz) {
+		a = ag_hftz(a);
+		b = ag_hftz(b);
+		c = ag_hftz(c);
+	}
+	x = ag_h2d(a, bf);
+	y = ag_h2d(b, bf);
 
 	switch (op) {
 	case 0: r = ag_odd_sum(x, y); break;
@@ -660,13 +672,15 @@ AG_INLINE uint16_t ag_hop(int op, uint16_t a, uint16_t b, uint16_t c, int bf, in
 	case 4: r = ag_fmin(x, y); break;
 	default: r = ag_fmax(x, y); break;
 	}
-	return ag_d2h(sat ? ag_sat_f64(r) : r, bf);
+	d = ag_d2h(sat ? ag_sat_f64(r) : r, bf);
+	return ftz ? ag_hftz(d) : d;
 }
 
-AG_INLINE uint32_t ag_hop2(int op, uint32_t a, uint32_t b, uint32_t c, int bf, int sat)
+AG_INLINE uint32_t ag_hop2(int op, uint32_t a, uint32_t b, uint32_t c, int bf, int sat, int ftz)
 {
-	return ag_hop(op, (uint16_t)a, (uint16_t)b, (uint16_t)c, bf, sat) |
-		(uint32_t)ag_hop(op, (uint16_t)(a >> 16), (uint16_t)(b >> 16), (uint16_t)(c >> 16), bf, sat) << 16;
+	return ag_hop(op, (uint16_t)a, (uint16_t)b, (uint16_t)c, bf, sat, ftz) |
+		(uint32_t)ag_hop(op, (uint16_t)(a >> 16), (uint16_t)(b >> 16), (uint16_t)(c >> 16),
+				 bf, sat, ftz) << 16;
 }
 
 /* Atomics.  Everything of a block runs on one OS thread, but blocks run
