@@ -5,7 +5,9 @@
  * be enforced, and close() frees whatever is left.
  */
 #include "cpu/cpu.h"
+#include "util/sorted.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,15 +16,7 @@
 /* Index of the first allocation whose address is above addr. */
 static size_t upper_bound(const struct ag_mem *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ag_upper_bound(m->v, m->n, sizeof(*m->v), offsetof(struct ag_alloc, addr), addr);
 }
 
 cudaError_t ag_mem_alloc(struct ag_mem *m, uint64_t size, uint64_t *out)

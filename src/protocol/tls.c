@@ -9,6 +9,7 @@
  * waits in poll() without the lock.
  */
 #include "protocol/tls.h"
+#include "util/hex.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -105,8 +106,7 @@ static void fingerprint_of(X509 *x, char out[65])
 	out[0] = '\0';
 	if (!X509_digest(x, EVP_sha256(), md, &len))
 		return;
-	for (unsigned i = 0; i < len && i < 32; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
+	ag_hex_encode(out, md, len < 32 ? len : 32);
 }
 
 SSL_CTX *ag_tls_server_ctx(const char *state_dir, const char *cert, const char *key,

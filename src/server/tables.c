@@ -2,8 +2,10 @@
  * tables.c - a session's handle tables and device ranges.
  */
 #include "server/tables.h"
+#include "util/sorted.h"
 #include "util/strbuf.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,17 +98,8 @@ void ag_tables_drop_module(struct ag_tables *t, uint32_t module)
 /* Index of the first range whose base is above p. */
 static size_t upper_bound(const struct ag_tables *t, ag_dptr p)
 {
-	size_t lo = 0, hi = t->nranges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->ranges[mid].base <= p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ag_upper_bound(t->ranges, t->nranges, sizeof(*t->ranges),
+			      offsetof(struct ag_range, base), p);
 }
 
 void ag_ranges_add(struct ag_tables *t, ag_dptr base, uint64_t size, uint32_t module)

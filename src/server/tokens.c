@@ -6,6 +6,7 @@
  * with each tenant's salt and compares in constant time.
  */
 #include "server/tokens.h"
+#include "util/hex.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -91,8 +92,7 @@ int ag_tokens_create(struct ag_tokens *tk, const char *name, uint64_t mem_limit,
 		return -1;
 	}
 	strcpy(out, "agt_");
-	for (int i = 0; i < SECRET_LEN; i++)
-		sprintf(out + 4 + 2 * i, "%02x", secret[i]);
+	ag_hex_encode(out + 4, secret, SECRET_LEN);
 	hash_token(salt, out, hash);
 	if (sqlite3_prepare_v2(tk->db, "INSERT INTO tokens VALUES (?, ?, ?, ?, ?)", -1, &st,
 			       NULL) != SQLITE_OK) {
