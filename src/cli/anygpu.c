@@ -39,9 +39,15 @@ static const char environment[] =
 	"                    backend (HOST:PORT, tls:HOST:PORT or unix:PATH); each\n"
 	"                    server is one device\n"
 	"  ANYGPU_TOKEN      the tenant token the remote backend presents\n"
+	"  ANYGPU_TLS_FINGERPRINT  pin the server's certificate (SHA-256, 64 hex\n"
+	"                    digits, as `anygpu serve` logs it); TLS is then used on TCP\n"
+	"  ANYGPU_TLS_CA     a PEM file of CAs trusted for the server's certificate\n"
+	"                    (host name verified); TLS is then used on TCP\n"
 	"  ANYGPU_CACHE_DIR  where the cpu backend keeps compiled kernels (default:\n"
 	"                    $XDG_CACHE_HOME/anygpu, else ~/.cache/anygpu)\n"
 	"  ANYGPU_CC         the C compiler the cpu backend uses (default: cc)\n"
+	"  ANYGPU_THREADS    threads the cpu backend runs blocks on, 1 to 4096\n"
+	"                    (default: one per online CPU)\n"
 	"  ANYGPU_VERBOSE    set: the cpu backend reports each kernel compilation\n";
 
 static void report(const char *cmd, const char *fmt, va_list ap)
