@@ -21,7 +21,8 @@ static const char usage[] =
 	"(clients pin it with ANYGPU_TLS_FINGERPRINT, or trust a CA with\n"
 	"ANYGPU_TLS_CA).  Tokens (`anygpu token create`) are required once one\n"
 	"exists.  Options given on the command line override the [serve] section\n"
-	"of --config.\n";
+	"of --config.  The state directory (tokens, certificate) defaults to\n"
+	"$ANYGPU_STATE_DIR, else $XDG_STATE_HOME/anygpu, else ~/.local/state/anygpu.\n";
 
 /* Command-line settings win over the configuration file's. */
 static void override(struct ag_serve_cfg *cfg, const struct ag_serve_cfg *cli)

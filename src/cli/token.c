@@ -13,7 +13,8 @@
 static const char usage[] =
 	"usage: anygpu token create --name NAME [--mem-limit SIZE] [--state-dir DIR]\n"
 	"Prints a new token for `anygpu serve` clients (ANYGPU_TOKEN) once; SIZE\n"
-	"such as 8G caps the tenant's device memory.\n";
+	"such as 8G caps the tenant's device memory.  DIR is the server's state\n"
+	"directory (default as for `anygpu serve`).\n";
 
 static int token_create(int argc, char **argv)
 {
