@@ -270,11 +270,23 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* One worker per online CPU, counting the launching thread as one. */
+/* Threads that run blocks, the launching one included: ANYGPU_THREADS
+ * when it is a number from 1 to 4096, else one per online CPU. */
+static unsigned thread_count(void)
+{
+	const char *s = getenv("ANYGPU_THREADS");
+	char *end = NULL;
+	long n = s && *s ? strtol(s, &end, 10) : 0;
+
+	if (n >= 1 && n <= 4096 && end && !*end)
+		return (unsigned)n;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 1 ? (unsigned)n : 1;
+}
+
 static void start_workers(struct ag_exec *x)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned want = ncpu > 1 ? (unsigned)ncpu - 1 : 0;
+	unsigned want = thread_count() - 1;
 	pthread_attr_t attr;
 
 	x->workers = xcalloc(want + 1, sizeof(*x->workers));

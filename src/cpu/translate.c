@@ -258,7 +258,7 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 		sb_addf(&list, "\t{ \"%s\", ag_k%u, %u, %u, %u, %uu },\n", f->name, i,
 			(sh + 15) / 16 * 16, t->fi[i].local_bytes, nt, flags);
 		/* the fast path when the kernel cannot observe lockstep */
-		rc = tr_fast_kernel(t, i, seen, out);
+		rc = tr_fast_kernel(t, i, seen, (sh + 15) / 16 * 16, out);
 		if (rc == 0)
 			sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
 				"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u);\n}\n\n",
@@ -303,6 +303,8 @@ static void tr_release(struct tr *t)
 	sb_free(&t->code);
 	sb_free(&t->tail);
 	sb_free(&t->locals);
+	sb_free(&t->save);
+	sb_free(&t->restore);
 	free(t->scalar_done);
 }
 

@@ -1,13 +1,18 @@
 /*
  * translate_fast.c - the fast path: kernels that cannot observe lockstep
- * (no barrier, no warp operation, no lane-dependent special register, no
- * .shared memory, in their body or any function they reach) run one
- * thread at a time.  Such a kernel gets a second, scalar translation made
- * by the same emitters with t->scalar set: registers are C locals, each
- * instruction runs once for its thread (under its guard), PTX control flow
- * is labels and gotos, and every reached .func becomes a plain C function
- * ag_sN(w, l, a, ex) of one lane.  The kernel's block function loops over
- * the block's threads and calls the inlined thread body.  Frames keep the
+ * run one thread at a time.  That is every kernel whose body and reached
+ * functions have no warp operation, no lane-dependent special register,
+ * no barrier other than bar.sync 0 in the kernel itself, and no volatile
+ * access where shared memory is used (the mark of implicitly
+ * warp-synchronous code).  Such a kernel gets a second, scalar
+ * translation made by the same emitters with t->scalar set: registers are
+ * C locals, each instruction runs once for its thread (under its guard),
+ * PTX control flow is labels and gotos, and every reached .func becomes a
+ * plain C function ag_sN(w, l, a, ex) of one lane.  The kernel's block
+ * function loops over the block's threads and calls the inlined thread
+ * body; at a barrier a thread stores its registers in its slot and
+ * returns, and the block function runs the next thread, so the code
+ * between two barriers runs for all threads in turn.  Frames keep the
  * lockstep shape ([32] rows indexed by the lane l), so .local arrays,
  * call-sequence .params and carry flags are addressed as in lockstep.
  */
@@ -23,7 +28,14 @@ static const char *const lane_sregs[] = {
 };
 
 static const char *const warp_ops[] = {
-	"shfl", "vote", "match", "redux", "activemask", "bar", "barrier", "elect",
+	"shfl", "vote", "match", "redux", "activemask", "elect",
+};
+
+/* What the functions a kernel reaches do, as far as the fast path cares. */
+struct reach_use {
+	int lockstep;           /* needs lockstep: give up */
+	int shared;             /* touches .shared memory */
+	int volatile_;          /* volatile loads or stores */
 };
 
 static int in_list(const char *const *list, size_t n, const char *s)
@@ -36,60 +48,76 @@ static int in_list(const char *const *list, size_t n, const char *s)
 	return 0;
 }
 
-/* Whether an operand names a lane-dependent register or shared memory. */
-static int operand_ok(const struct tr *t, const struct ptx_operand *o)
+/* Lane-dependent registers need lockstep; shared variables are noted. */
+static void note_operand(const struct tr *t, const struct ptx_operand *o, struct reach_use *u)
 {
 	const struct tr_sym *s;
 	uint32_t i;
 
 	if (o->name) {
 		if (in_list(lane_sregs, sizeof(lane_sregs) / sizeof(lane_sregs[0]), o->name))
-			return 0;
+			u->lockstep = 1;
 		s = tr_msym(t, o->name);
 		if (s && (s->kind == TK_SHARED || s->kind == TK_DYNSHARED))
-			return 0;
+			u->shared = 1;
 	}
 	for (i = 0; i < o->nelems; i++)
-		if (!operand_ok(t, &o->elems[i]))
-			return 0;
-	return !o->pair || operand_ok(t, o->pair);
+		note_operand(t, &o->elems[i], u);
+	if (o->pair)
+		note_operand(t, o->pair, u);
 }
 
-static int insn_ok(const struct tr *t, const struct ptx_insn *in)
+/* Block barriers (bar.sync 0 and its spellings) are fine in a kernel's
+ * own body; bar.warp, bar.red and the rest need lockstep. */
+static int plain_barrier(const struct ptx_insn *in)
+{
+	uint32_t i;
+
+	for (i = 0; i < in->nmods; i++)
+		if (strcmp(in->mods[i], ".sync") && strcmp(in->mods[i], ".aligned"))
+			return 0;
+	return in->nops == 1 && in->ops[0].kind == PTX_OP_IMM && in->ops[0].i == 0;
+}
+
+static void note_insn(const struct tr *t, const struct ptx_insn *in, int entry,
+		      struct reach_use *u)
 {
 	uint32_t i;
 
 	if (in_list(warp_ops, sizeof(warp_ops) / sizeof(warp_ops[0]), in->opcode))
-		return 0;
-	for (i = 0; i < in->nmods; i++)
-		if (!strcmp(in->mods[i], ".shared"))
-			return 0;
+		u->lockstep = 1;
+	if (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier"))
+		u->lockstep |= !entry || !plain_barrier(in);
+	for (i = 0; i < in->nmods; i++) {
+		u->shared |= !strcmp(in->mods[i], ".shared");
+		u->volatile_ |= !strcmp(in->mods[i], ".volatile");
+	}
 	for (i = 0; i < in->nops; i++)
-		if (!operand_ok(t, &in->ops[i]))
-			return 0;
-	return 1;
+		note_operand(t, &in->ops[i], u);
 }
 
-/* A function body that cannot tell one thread at a time from lockstep. */
-static int func_ok(const struct tr *t, uint32_t f)
+static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_use *u)
 {
 	const struct ptx_func *fn = &t->m->funcs[f];
 	uint32_t i;
 
-	if (t->fi[f].flags & (AG_KF_BARRIER | AG_KF_WARP) || t->fi[f].shared_end)
-		return 0;
+	if (t->fi[f].flags & AG_KF_WARP)
+		u->lockstep = 1;
+	u->shared |= t->fi[f].shared_end != 0;
 	for (i = 0; i < fn->nbody; i++) {
 		const struct ptx_stmt *s = &fn->body[i];
 
+		/* a second translation would lay out function-scope .shared
+		 * again, at other offsets */
 		if (s->kind == PTX_STMT_DECL && s->u.decl.space == PTX_SPACE_SHARED)
-			return 0;
-		if (s->kind == PTX_STMT_INSN && !insn_ok(t, &s->u.insn))
-			return 0;
+			u->lockstep = 1;
+		if (s->kind == PTX_STMT_INSN)
+			note_insn(t, &s->u.insn, entry, u);
 	}
-	return 1;
 }
 
-/* A register declaration of the scalar translation: C locals. */
+/* A register declaration of the scalar translation: C locals, and what
+ * stores them into a thread's slot at a barrier and loads them back. */
 void tr_fast_locals(struct tr *t, struct tr_sym *s)
 {
 	uint32_t i;
@@ -97,11 +125,16 @@ void tr_fast_locals(struct tr *t, struct tr_sym *s)
 	s->local = 1;
 	if (!s->range) {
 		sb_addf(&t->locals, "\t%s r%u;\n", tr_ctype(s->type), s->id);
+		sb_addf(&t->save, " S->r%u = r%u;", s->id, s->id);
+		sb_addf(&t->restore, " r%u = S->r%u;", s->id, s->id);
 		return;
 	}
 	sb_addf(&t->locals, "\t%s", tr_ctype(s->type));
-	for (i = 0; i < s->range; i++)
+	for (i = 0; i < s->range; i++) {
 		sb_addf(&t->locals, "%s r%u_%u", i ? "," : "", s->id, i);
+		sb_addf(&t->save, " S->r%u_%u = r%u_%u;", s->id, i, s->id, i);
+		sb_addf(&t->restore, " r%u_%u = S->r%u_%u;", s->id, i, s->id, i);
+	}
 	sb_adds(&t->locals, ";\n");
 }
 
@@ -125,6 +158,22 @@ static int scalar_branch(struct tr *t, const struct ptx_insn *in)
 		return tr_fail(t, in->line, "branch to unknown label '%s'", in->ops[0].name);
 	tr_lanes_begin(t, in);
 	sb_addf(&t->code, "goto ag_L%u;\n", to);
+	tr_lanes_end(t);
+	return 0;
+}
+
+/* bar.sync 0: the thread stores its registers, tells the block function
+ * where it waits and returns; it is called again, once every thread has
+ * arrived or exited, to resume there. */
+static int scalar_barrier(struct tr *t, const struct ptx_insn *in)
+{
+	uint32_t k = ++t->nresume;
+
+	if (!t->fn->is_entry || !plain_barrier(in))
+		return tr_unsupported(t, in, "barrier in the fast path");
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "*ex = %u; AG_SAVE%u return;\nag_R%u:; AG_RESTORE%u\n",
+		k, t->fidx, k, t->fidx);
 	tr_lanes_end(t);
 	return 0;
 }
@@ -156,6 +205,7 @@ tr_emit_fn tr_fast_flow(const char *opcode)
 		tr_emit_fn fn;
 	} tab[] = {
 		{ "bra", scalar_branch }, { "ret", scalar_ret }, { "exit", scalar_exit },
+		{ "bar", scalar_barrier }, { "barrier", scalar_barrier },
 	};
 	size_t i;
 
@@ -205,20 +255,41 @@ int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_opera
 	return 0;
 }
 
+/* A kernel's thread body starts where *ex says (0: at the top, k: after
+ * its k'th barrier) and sets it to where it waits (~0u: finished). */
+static void emit_resume(struct tr *t, struct strbuf *out)
+{
+	uint32_t k;
+
+	sb_addf(out, "#define AG_SAVE%u%s\n#define AG_RESTORE%u%s\n", t->fidx,
+		t->save.buf ? t->save.buf : "", t->fidx, t->restore.buf ? t->restore.buf : "");
+	sb_adds(out, "\tconst unsigned at = *ex;\n\n\t*ex = ~0u;\n\tswitch (at) {\n");
+	for (k = 1; k <= t->nresume; k++)
+		sb_addf(out, "\tcase %u: goto ag_R%u;\n", k, k);
+	sb_adds(out, "\tdefault: break;\n\t}\n");
+}
+
 /* The scalar function of the function just translated: ag_sN for a
- * .func, the always-inlined thread body ag_tN for a kernel. */
+ * .func (its frame on the stack), the always-inlined thread body ag_tN
+ * for a kernel (its frame and registers kept in the thread's slot S
+ * across barriers). */
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 {
+	int entry = t->fn->is_entry;
+
 	sb_addf(out, "/* %s %s, one thread */\nstruct ag_sf%u {\n\tstruct ag_lanes ln;\n%s};\n\n",
-		t->fn->is_entry ? ".entry" : ".func", t->fn->name, fidx,
-		t->frame.buf ? t->frame.buf : "");
-	if (t->fn->is_entry)
-		sb_addf(out, "static inline __attribute__((always_inline)) void ag_t%u(", fidx);
+		entry ? ".entry" : ".func", t->fn->name, fidx, t->frame.buf ? t->frame.buf : "");
+	if (entry)
+		sb_addf(out, "struct ag_sv%u {\n\tstruct ag_sf%u fr;\n%s};\n\n"
+			"static inline __attribute__((always_inline)) void ag_t%u(struct ag_warp *w, "
+			"const unsigned l, unsigned char *const *a, unsigned *ex, struct ag_sv%u *S)\n"
+			"{\n\tstruct ag_sf%u *const W = &S->fr;\n",
+			fidx, fidx, t->locals.buf ? t->locals.buf : "", fidx, fidx, fidx);
 	else
-		sb_addf(out, "static void ag_s%u(", fidx);
-	sb_addf(out, "struct ag_warp *w, const unsigned l, unsigned char *const *a, uint8_t *ex)\n"
-		"{\n\tstruct ag_sf%u fr, *const W = &fr;\n"
-		"\tstruct ag_block *const b = w->b;\n"
+		sb_addf(out, "static void ag_s%u(struct ag_warp *w, const unsigned l, "
+			"unsigned char *const *a, uint8_t *ex)\n"
+			"{\n\tstruct ag_sf%u fr, *const W = &fr;\n", fidx, fidx);
+	sb_addf(out, "\tstruct ag_block *const b = w->b;\n"
 		"\tunsigned char *const sh = b->shared;\n"
 		"\tconst unsigned char *const prm = b->env->params;\n"
 		"\tconst uint32_t ag_tid0 = w->tid[0][l], ag_tid1 = w->tid[1][l], "
@@ -229,8 +300,11 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"ag_ctaid2 = b->ctaid[2];\n"
 		"\tconst uint32_t ag_nctaid0 = b->env->nctaid[0], ag_nctaid1 = b->env->nctaid[1], "
 		"ag_nctaid2 = b->env->nctaid[2];\n%s\n"
-		"\t(void)W; (void)sh; (void)prm; (void)a; (void)ex;\n%s}\n\n",
-		fidx, t->locals.buf ? t->locals.buf : "", t->code.buf ? t->code.buf : "");
+		"\t(void)W; (void)sh; (void)prm; (void)a; (void)ex;\n",
+		t->locals.buf ? t->locals.buf : "");
+	if (entry)
+		emit_resume(t, out);
+	sb_addf(out, "%s}\n\n", t->code.buf ? t->code.buf : "");
 }
 
 /* Prototypes first (the functions may call each other in any order), then
@@ -253,35 +327,56 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
 	return 0;
 }
 
-/* Each warp's thread indices, then each thread of the block in turn. */
-static void emit_block(struct tr *t, uint32_t entry, struct strbuf *out)
+/* Each warp's thread indices, then each thread of the block in turn; with
+ * barriers, rounds of that until every thread has finished.  Exited
+ * threads count as arrived, as in lockstep. */
+static void emit_block(struct tr *t, uint32_t entry, int barriers, uint32_t dyn,
+		       struct strbuf *out)
 {
 	sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
-		"\tunsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2], base, l, n, k;\n"
-		"\tstruct ag_warp w = { b, NULL, 0, (nt + 31) / 32, 0, { { 0 } } };\n"
-		"\tuint8_t ex;\n\n"
-		"\tfor (base = 0; base < nt; base += 32) {\n"
-		"\t\tn = nt - base < 32 ? nt - base : 32;\n"
-		"\t\tfor (l = 0; l < n; l++) {\n"
-		"\t\t\tk = base + l;\n"
-		"\t\t\tw.tid[0][l] = k %% env->ntid[0];\n"
-		"\t\t\tw.tid[1][l] = k / env->ntid[0] %% env->ntid[1];\n"
-		"\t\t\tw.tid[2][l] = k / (env->ntid[0] * env->ntid[1]);\n"
-		"\t\t}\n"
-		"\t\tw.id = base / 32;\n"
-		"\t\tfor (l = 0; l < n && !b->error; l++)\n"
-		"\t\t\tag_t%u(&w, l, NULL, &ex);\n"
-		"\t}\n}\n\n", entry, entry);
+		"\tconst unsigned nx = env->ntid[0], ny = env->ntid[1], nt = nx * ny * env->ntid[2];\n"
+		"\tunsigned base, l, n, k, more, x, y, z;\n"
+		"\tstruct ag_warp w = { b, NULL, 0, (nt + 31) / 32, %u, { { 0 } } };\n"
+		"\tstruct ag_sv%u *S = malloc(%s * sizeof(*S));\n"
+		"\tunsigned *pc = calloc(nt ? nt : 1, sizeof(*pc));\n\n"
+		"\tif (!S || !pc) {\n\t\tfree(S);\n\t\tfree(pc);\n"
+		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
+		"\t\treturn;\n\t}\n"
+		"\tdo {\n\t\tmore = x = y = z = 0;\n"
+		"\t\tfor (base = 0; base < nt && !b->error; base += 32) {\n"
+		"\t\t\tn = nt - base < 32 ? nt - base : 32;\n"
+		"\t\t\tfor (l = 0; l < n; l++) {\n"
+		"\t\t\t\tw.tid[0][l] = x;\n\t\t\t\tw.tid[1][l] = y;\n\t\t\t\tw.tid[2][l] = z;\n"
+		"\t\t\t\tif (++x == nx) {\n\t\t\t\t\tx = 0;\n"
+		"\t\t\t\t\tif (++y == ny) {\n\t\t\t\t\t\ty = 0;\n\t\t\t\t\t\tz++;\n"
+		"\t\t\t\t\t}\n\t\t\t\t}\n"
+		"\t\t\t}\n"
+		"\t\t\tw.id = base / 32;\n"
+		"\t\t\tfor (l = 0; l < n && !b->error; l++) {\n"
+		"\t\t\t\tk = base + l;\n"
+		"\t\t\t\tif (pc[k] == ~0u)\n\t\t\t\t\tcontinue;\n"
+		"\t\t\t\tag_t%u(&w, l, NULL, &pc[k], &S[%s]);\n"
+		"\t\t\t\tmore |= pc[k] != ~0u;\n"
+		"\t\t\t}\n\t\t}\n"
+		"\t} while (more && !b->error);\n"
+		"\tfree(S);\n\tfree(pc);\n}\n\n",
+		entry, dyn, entry, barriers ? "(nt ? nt : 1)" : "1", entry, barriers ? "k" : "0");
 }
 
-int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, struct strbuf *out)
+int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
+		   struct strbuf *out)
 {
+	struct reach_use u = { 0, 0, 0 };
 	uint32_t f;
 
 	for (f = 0; f < t->m->nfuncs; f++)
-		if (seen[f] && !func_ok(t, f))
-			return 0;
+		if (seen[f])
+			note_func(t, f, f == entry, &u);
+	/* Volatile accesses next to shared memory are the mark of implicitly
+	 * warp-synchronous code (reductions without __syncwarp). */
+	if (u.lockstep || (u.shared && u.volatile_))
+		return 0;
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
 	t->scalar = 1;
@@ -290,6 +385,6 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, struct str
 		return -1;
 	}
 	t->scalar = 0;
-	emit_block(t, entry, out);
+	emit_block(t, entry, t->nresume > 0, dyn, out);
 	return 1;
 }

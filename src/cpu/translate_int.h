@@ -79,6 +79,9 @@ struct tr {
 	int scalar;             /* translating the scalar version */
 	struct strbuf locals;   /* its register declarations */
 	uint8_t *scalar_done;   /* per m->funcs[]: scalar version emitted */
+	struct strbuf save;     /* its registers stored into a thread's slot S */
+	struct strbuf restore;  /* and loaded back */
+	uint32_t nresume;       /* barriers: points where a thread resumes */
 };
 
 /* translate.c */
@@ -139,7 +142,8 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 /* translate_fast.c: the scalar translation of kernels that cannot observe
  * lockstep.  tr_fast_kernel emits it for entry (with seen[] the functions
  * it reaches) and returns 1, or returns 0 when the kernel needs lockstep. */
-int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, struct strbuf *out);
+int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
+		   struct strbuf *out);
 void tr_fast_locals(struct tr *t, struct tr_sym *s);
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 tr_emit_fn tr_fast_flow(const char *opcode);
