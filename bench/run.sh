@@ -116,16 +116,16 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # says so; its stdout in out/last.out, its stderr in out/last.err, its wall
 # time in $wall_ms.  Fails as the process did.
 pin=
-omp_threads=$ncpu
+threads=$ncpu
 wall_ms=0
 run() {
 	local side=$1 kernel=$2 t0 rc=0 cmd=()
 	shift 2
 	[ -n "$pin" ] && cmd+=(taskset -c "$pin")
 	if [ "$side" = omp ]; then
-		cmd+=(env OMP_NUM_THREADS="$omp_threads")
+		cmd+=(env OMP_NUM_THREADS="$threads")
 	else
-		cmd+=(env ANYGPU_CACHE_DIR="$cache" ANYGPU_VERBOSE=1
+		cmd+=(env ANYGPU_CACHE_DIR="$cache" ANYGPU_VERBOSE=1 ANYGPU_THREADS="$threads"
 		      "$build/bin/anygpu" run --backend cpu --)
 	fi
 	t0=$(now_ms)
@@ -356,12 +356,11 @@ if [ -n "${any_ms[vecadd]:-}" ]; then
 	fi
 fi
 
-# Scaling: every process pinned to one core.  The cpu backend starts one
-# worker per online CPU and has no variable to change that, so on one core
-# its workers share it; OpenMP is told one thread as well.
+# Scaling: every process pinned to one core and told one thread
+# (OMP_NUM_THREADS, ANYGPU_THREADS).
 if [ "$scaling" = 1 ]; then
 	pin=0
-	omp_threads=1
+	threads=1
 	scale_reps=$(( reps < 3 ? reps : 3 ))
 	for k in "${kernels[@]}"; do
 		[ "${status[$k]}" = ok ] || continue
@@ -369,6 +368,7 @@ if [ "$scaling" = 1 ]; then
 		run cuda "$k" -r "$scale_reps" && any1_ms[$k]=$(field median_ms)
 	done
 	pin=
+	threads=$ncpu
 	echo
 	echo "scaling from 1 core (taskset -c 0) to $ncpu: speed-up = time on 1 / time on $ncpu"
 	printf '  %-13s %12s %12s %8s %12s %12s %8s\n' kernel "anygpu 1 ms" "anygpu $ncpu ms" \
