@@ -35,7 +35,7 @@
 extern char **environ;
 
 static const char *const cc_flags[] = {
-	"-O2", "-fPIC", "-shared", "-ffp-contract=off", "-fno-strict-aliasing",
+	"-O3", "-fPIC", "-shared", "-ffp-contract=off", "-fno-strict-aliasing",
 	"-fwrapv", "-march=native",
 };
 
