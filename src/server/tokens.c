@@ -68,15 +68,17 @@ void ag_tokens_close(struct ag_tokens *tk)
 	free(tk);
 }
 
-static void hash_token(const unsigned char *salt, const char *token, unsigned char *out)
+/* SHA-256(salt || token) into out; -1 when OpenSSL fails. */
+static int hash_token(const unsigned char *salt, const char *token, unsigned char *out)
 {
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) &&
+		 EVP_DigestUpdate(c, salt, SALT_LEN) &&
+		 EVP_DigestUpdate(c, token, strlen(token)) &&
+		 EVP_DigestFinal_ex(c, out, NULL);
 
-	EVP_DigestInit_ex(c, EVP_sha256(), NULL);
-	EVP_DigestUpdate(c, salt, SALT_LEN);
-	EVP_DigestUpdate(c, token, strlen(token));
-	EVP_DigestFinal_ex(c, out, NULL);
 	EVP_MD_CTX_free(c);
+	return ok ? 0 : -1;
 }
 
 int ag_tokens_create(struct ag_tokens *tk, const char *name, uint64_t mem_limit,
@@ -93,7 +95,10 @@ int ag_tokens_create(struct ag_tokens *tk, const char *name, uint64_t mem_limit,
 	}
 	strcpy(out, "agt_");
 	ag_hex_encode(out + 4, secret, SECRET_LEN);
-	hash_token(salt, out, hash);
+	if (hash_token(salt, out, hash)) {
+		snprintf(err, errlen, "hashing the token failed");
+		return -1;
+	}
 	if (sqlite3_prepare_v2(tk->db, "INSERT INTO tokens VALUES (?, ?, ?, ?, ?)", -1, &st,
 			       NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(tk->db));
@@ -134,8 +139,8 @@ int ag_tokens_check(void *ctx, const char *token, uint64_t *mem_limit,
 		if (!salt || !stored || sqlite3_column_bytes(st, 1) != SALT_LEN ||
 		    sqlite3_column_bytes(st, 2) != HASH_LEN)
 			continue;
-		hash_token(salt, token, hash);
-		if (CRYPTO_memcmp(hash, stored, HASH_LEN) == 0) {
+		if (hash_token(salt, token, hash) == 0 &&
+		    CRYPTO_memcmp(hash, stored, HASH_LEN) == 0) {
 			found = 1;
 			*mem_limit = (uint64_t)sqlite3_column_int64(st, 3);
 			snprintf(why, whylen, "tenant %s", (const char *)sqlite3_column_text(st, 0));
