@@ -88,7 +88,9 @@ void *arena_alloc(struct ptx_arena *a, size_t n)
 	return p;
 }
 
-void *arena_grow(struct ptx_arena *a, void *p, size_t old, size_t new)
+/* Resizes the block p of old bytes to new bytes (new > old), in place when p
+ * is the latest allocation and its chunk has room; the tail is zeroed. */
+static void *arena_grow(struct ptx_arena *a, void *p, size_t old, size_t new)
 {
 	struct chunk *c = a->head;
 	void *q;

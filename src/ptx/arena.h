@@ -15,9 +15,6 @@ struct ptx_arena *arena_new(void);
 void arena_free(struct ptx_arena *a);
 /* Zeroed, 8-byte aligned; never NULL (allocation failure aborts). */
 void *arena_alloc(struct ptx_arena *a, size_t n);
-/* Resizes the block p of old bytes to new bytes (new > old), in place when p
- * is the latest allocation and its chunk has room; the tail is zeroed. */
-void *arena_grow(struct ptx_arena *a, void *p, size_t old, size_t new);
 /* Copies n bytes of s and a NUL. */
 char *arena_strndup(struct ptx_arena *a, const char *s, size_t n);
 

@@ -19,7 +19,7 @@ static const struct {
 	{ ".shared::cta", PTX_SPACE_SHARED },
 };
 
-enum ptx_space space_from_dir(const struct token *t)
+static enum ptx_space space_from_dir(const struct token *t)
 {
 	for (size_t i = 0; i < sizeof(spaces) / sizeof(spaces[0]); i++)
 		if (tok_is_dir(t, spaces[i].dir))

@@ -88,7 +88,6 @@ int p_float_bits(struct parser *p, const struct token *t, uint64_t *bits, int *s
  * declarator (name, <N>, [N]..., = init).  'where' names the context. */
 int parse_decl_spec(struct parser *p, struct ptx_var *spec, const char *where);
 int parse_declarator(struct parser *p, struct ptx_var *v, bool allow_init);
-enum ptx_space space_from_dir(const struct token *t);
 bool is_space_dir(const struct token *t);
 
 /* init.c: "= ..." after a declarator with dims[0..ndims). */
