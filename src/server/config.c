@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <ini.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,30 +20,42 @@ struct load_ctx {
 	size_t errlen;
 };
 
+/* The settings that are strings, by their names in the file. */
+static const struct {
+	const char *name;
+	size_t off;
+} string_settings[] = {
+	{ "listen", offsetof(struct ag_serve_cfg, listen) },
+	{ "unix", offsetof(struct ag_serve_cfg, unix_path) },
+	{ "backend", offsetof(struct ag_serve_cfg, backend) },
+	{ "state_dir", offsetof(struct ag_serve_cfg, state_dir) },
+	{ "tls", offsetof(struct ag_serve_cfg, tls) },
+	{ "cert", offsetof(struct ag_serve_cfg, cert) },
+	{ "key", offsetof(struct ag_serve_cfg, key) },
+};
+
+static const char **string_setting(struct ag_serve_cfg *cfg, const char *name)
+{
+	for (size_t i = 0; i < sizeof(string_settings) / sizeof(string_settings[0]); i++)
+		if (strcmp(name, string_settings[i].name) == 0)
+			return (const char **)((char *)cfg + string_settings[i].off);
+	return NULL;
+}
+
 static int on_setting(void *user, const char *section, const char *name, const char *value)
 {
 	struct load_ctx *c = user;
 	struct ag_serve_cfg *cfg = c->cfg;
+	const char **str;
 	char *end;
 
 	if (strcmp(section, "serve") != 0) {
 		snprintf(c->err, c->errlen, "unknown section [%s]", section);
 		return 0;
 	}
-	if (strcmp(name, "listen") == 0) {
-		cfg->listen = xstrdup(value);
-	} else if (strcmp(name, "unix") == 0) {
-		cfg->unix_path = xstrdup(value);
-	} else if (strcmp(name, "backend") == 0) {
-		cfg->backend = xstrdup(value);
-	} else if (strcmp(name, "state_dir") == 0) {
-		cfg->state_dir = xstrdup(value);
-	} else if (strcmp(name, "tls") == 0) {
-		cfg->tls = xstrdup(value);
-	} else if (strcmp(name, "cert") == 0) {
-		cfg->cert = xstrdup(value);
-	} else if (strcmp(name, "key") == 0) {
-		cfg->key = xstrdup(value);
+	str = string_setting(cfg, name);
+	if (str) {
+		*str = xstrdup(value);
 	} else if (strcmp(name, "device") == 0) {
 		cfg->device = (int)strtol(value, &end, 10);
 		if (*end || !*value || cfg->device < 0) {
