@@ -107,10 +107,8 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 	for (i = 0; i < fn->nbody; i++) {
 		const struct ptx_stmt *s = &fn->body[i];
 
-		/* a second translation would lay out function-scope .shared
-		 * again, at other offsets */
 		if (s->kind == PTX_STMT_DECL && s->u.decl.space == PTX_SPACE_SHARED)
-			u->lockstep = 1;
+			u->shared = 1;
 		if (s->kind == PTX_STMT_INSN)
 			note_insn(t, &s->u.insn, entry, u);
 	}

@@ -718,6 +718,12 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	uint32_t shared_start = t->shared_size;
 	int rc;
 
+	/* The scalar version lays out the function's .shared declarations
+	 * again, at the offsets the lockstep one gave them. */
+	if (t->scalar)
+		t->shared_size = t->fi[fidx].shared_base;
+	else
+		t->fi[fidx].shared_base = shared_start;
 	t->fidx = fidx;
 	t->fn = &t->m->funcs[fidx];
 	t->nsyms = 0;
@@ -739,9 +745,11 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		return -1;
 	if (t->shared_size > shared_start && t->shared_size > t->fi[fidx].shared_end)
 		t->fi[fidx].shared_end = t->shared_size;
-	if (t->scalar)
+	if (t->scalar) {
+		t->shared_size = shared_start;
 		tr_fast_function(t, fidx, out);
-	else
+	} else {
 		emit_run(t, fidx, out);
+	}
 	return 0;
 }

@@ -46,6 +46,7 @@ struct tr_fninfo {
 	unsigned flags;         /* AG_KF_* of its own body */
 	int barrier_line;       /* a block barrier in its body (0: none) */
 	uint32_t local_bytes;   /* .local bytes per thread */
+	uint32_t shared_base;   /* where its own .shared declarations start */
 };
 
 struct tr {
