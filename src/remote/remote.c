@@ -394,9 +394,10 @@ static cudaError_t call_io(struct ag_backend *b, struct call *c, unsigned op,
 		}
 	}
 	pthread_mutex_unlock(&b->lock);
+	/* Empty when the connection was lost, so that reads give zeros. */
+	ag_rbuf_init(r, c->reply, c->len);
 	if (!c->done)
 		return lost(b);
-	ag_rbuf_init(r, c->reply, c->len);
 	e = (cudaError_t)ag_get_u32(r);
 	ag_get_str(r, b->msg, sizeof(b->msg));
 	if (r->bad) {
@@ -793,18 +794,29 @@ static struct ag_func *read_func(struct ag_backend *b, struct ag_rbuf *r)
 	return f;
 }
 
-static cudaError_t remote_module_func(struct ag_backend *b, struct ag_module *m,
-				      const char *name, struct ag_func **out,
-				      const struct ag_func_info **info)
+/* MODULE_FUNC and MODULE_VAR: a module's symbol, by name.  r holds the
+ * reply until call_end(c). */
+static cudaError_t call_symbol(struct ag_backend *b, struct call *c, unsigned op,
+			       struct ag_module *m, const char *name, struct ag_rbuf *r)
 {
 	struct ag_wbuf w = { 0 };
-	struct call c;
-	struct ag_rbuf r;
 	cudaError_t e;
 
 	ag_put_u32(&w, handle_of(m));
 	ag_put_str(&w, name);
-	e = call_io(b, &c, AG_OP_MODULE_FUNC, &w, NULL, 0, NULL, 0, &r);
+	e = call_io(b, c, op, &w, NULL, 0, NULL, 0, r);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+static cudaError_t remote_module_func(struct ag_backend *b, struct ag_module *m,
+				      const char *name, struct ag_func **out,
+				      const struct ag_func_info **info)
+{
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e = call_symbol(b, &c, AG_OP_MODULE_FUNC, m, name, &r);
+
 	if (e == cudaSuccess) {
 		pthread_mutex_lock(&b->lock);
 		*out = read_func(b, &r);
@@ -815,25 +827,19 @@ static cudaError_t remote_module_func(struct ag_backend *b, struct ag_module *m,
 			*info = &(*out)->info;
 	}
 	call_end(&c);
-	ag_wbuf_free(&w);
 	return e;
 }
 
 static cudaError_t remote_module_var(struct ag_backend *b, struct ag_module *m,
 				     const char *name, ag_dptr *addr, uint64_t *size)
 {
-	struct ag_wbuf w = { 0 };
 	struct call c;
 	struct ag_rbuf r;
-	cudaError_t e;
+	cudaError_t e = call_symbol(b, &c, AG_OP_MODULE_VAR, m, name, &r);
 
-	ag_put_u32(&w, handle_of(m));
-	ag_put_str(&w, name);
-	e = call_io(b, &c, AG_OP_MODULE_VAR, &w, NULL, 0, NULL, 0, &r);
 	*addr = ag_get_u64(&r);
 	*size = ag_get_u64(&r);
 	call_end(&c);
-	ag_wbuf_free(&w);
 	return e;
 }
 
