@@ -449,34 +449,44 @@ static int plain_edges(const cudaGraphEdgeData *ed, size_t n)
 	return 1;
 }
 
+/* An edge from a to b is refused when either is not a node of g, when it
+ * exists, or when it would close a cycle.  The caller locks. */
+static int edge_allowed(struct rt_graph *g, struct rt_node *a, struct rt_node *b)
+{
+	return a && b && a->g == g && b->g == g && !has_dep(b, a) && !rt_node_precedes(b, a);
+}
+
+/* All the edges or none: an edge that would be refused leaves g as it was
+ * (the edges added before it are taken back). */
 RT_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
 					    const cudaGraphNode_t *to,
 					    const cudaGraphEdgeData *edgeData,
 					    size_t numDependencies)
 {
 	struct rt_graph *g;
-	cudaError_t e = cudaErrorInvalidValue;
+	size_t added = 0;
+	int ok;
 
 	if (numDependencies && (!from || !to))
-		return rt_error(e);
+		return rt_error(cudaErrorInvalidValue);
 	if (!plain_edges(edgeData, numDependencies))
 		return rt_error(cudaErrorNotSupported);
 	pthread_mutex_lock(&lock);
 	g = find(graph, &tag_graph);
-	for (size_t i = 0; g && i < numDependencies; i++) {
-		struct rt_node *a = find(from[i], &tag_node), *b = find(to[i], &tag_node);
+	ok = g != NULL;
+	while (ok && added < numDependencies) {
+		struct rt_node *a = find(from[added], &tag_node), *b = find(to[added], &tag_node);
 
-		/* An edge that exists, or one that would close a cycle, is refused. */
-		if (!a || !b || a->g != g || b->g != g || has_dep(b, a) || rt_node_precedes(b, a))
-			break;
-		add_dep(b, a);
-		if (i + 1 == numDependencies)
-			e = cudaSuccess;
+		ok = edge_allowed(g, a, b);
+		if (ok) {
+			add_dep(b, a);
+			added++;
+		}
 	}
-	if (g && !numDependencies)
-		e = cudaSuccess;
+	while (!ok && added--)
+		((struct rt_node *)to[added])->ndeps--;   /* each was appended last */
 	pthread_mutex_unlock(&lock);
-	return rt_error(e);
+	return ok ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 
 /* The list-returning calls: NULL asks for the count; a longer array is

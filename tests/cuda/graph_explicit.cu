@@ -121,6 +121,10 @@ int main()
 	CK_EXPECT(cudaGraphAddDependencies(g, &zero, &left, NULL, 1), cudaErrorInvalidValue);
 	CK_EXPECT(cudaGraphAddDependencies(g, &zero, (cudaGraphNode_t *)&g, NULL, 1),
 		  cudaErrorInvalidValue);
+	cudaGraphNode_t bad_from[] = { host, host }, bad_to[] = { empty, zero };
+	CK_EXPECT(cudaGraphAddDependencies(g, bad_from, bad_to, NULL, 2), cudaErrorInvalidValue);
+	CK(cudaGraphNodeGetDependencies(empty, NULL, NULL, &count));
+	check(count == 0, "a refused batch of edges left %zu behind", count);
 	CK(cudaGraphAddDependencies(g, &host, &empty, NULL, 1));
 
 	CK(cudaGraphInstantiate(&x, g, 0));
