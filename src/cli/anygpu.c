@@ -46,6 +46,8 @@ static const char environment[] =
 	"  ANYGPU_CACHE_DIR  where the cpu backend keeps compiled kernels (default:\n"
 	"                    $XDG_CACHE_HOME/anygpu, else ~/.cache/anygpu)\n"
 	"  ANYGPU_CC         the C compiler the cpu backend uses (default: cc)\n"
+	"  ANYGPU_THREADS    threads the cpu backend runs blocks on, 1 to 4096\n"
+	"                    (default: one per online CPU)\n"
 	"  ANYGPU_VERBOSE    set: the cpu backend reports each kernel compilation\n";
 
 static void report(const char *cmd, const char *fmt, va_list ap)
