@@ -31,6 +31,7 @@
 
 #include "cpu/host.h"
 #include "cpu/translate.h"
+#include "util/hex.h"
 
 extern char **environ;
 
@@ -110,7 +111,6 @@ static void hash_add(EVP_MD_CTX *ctx, const char *s)
 
 static void cache_key(const char *csrc, size_t len, char key[65])
 {
-	static const char hex[] = "0123456789abcdef";
 	struct strbuf ident = STRBUF_INIT;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
@@ -132,11 +132,7 @@ static void cache_key(const char *csrc, size_t len, char key[65])
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
 	EVP_MD_CTX_free(ctx);
 	sb_free(&ident);
-	for (unsigned i = 0; i < 32; i++) {
-		key[2 * i] = hex[md[i] >> 4];
-		key[2 * i + 1] = hex[md[i] & 15];
-	}
-	key[64] = '\0';
+	ag_hex_encode(key, md, 32);
 }
 
 /* mkdir -p, new directories 0700. */
