@@ -9,9 +9,11 @@
  */
 #include "rt.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/sorted.h"
 #include "util/strbuf.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -21,17 +23,7 @@ static size_t nranges, cap;
 /* Index of the first range whose base is above p. */
 static size_t upper_bound(uintptr_t p)
 {
-	size_t lo = 0, hi = nranges;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ranges[mid].base <= p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ag_upper_bound(ranges, nranges, sizeof(*ranges), offsetof(struct rt_range, base), p);
 }
 
 void rt_mem_add(const struct rt_range *r)
