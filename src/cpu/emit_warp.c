@@ -105,42 +105,59 @@ out:
 	return rc;
 }
 
-/* match.any.sync.b32 d, a, membermask; match.all.sync.b32 d[|p], a, mm. */
-static int emit_match(struct tr *t, const struct ptx_insn *in)
+/* The start of a warp-wide operation on operand 1 with the member mask
+ * of operand 2: every lane's value into v_[32], then the lane loop with
+ * mm_ = the members that are active.  warp_gather_end() closes both. */
+static int warp_gather_begin(struct tr *t, const struct ptx_insn *in, enum ptx_type ty)
 {
 	struct strbuf a = STRBUF_INIT, mm = STRBUF_INIT;
-	enum ptx_type ty;
-	uint32_t n;
-	int all = tr_has(in, ".all"), rc = -1;
+	int rc = -1;
 
-	if (tr_mods(t, in, ".sync .any .all", &ty, 1, &n))
-		return -1;
-	if (n != 1 || (ty != PTX_T_B32 && ty != PTX_T_B64) || (!all && !tr_has(in, ".any")))
-		return tr_unsupported(t, in, "mode or type");
-	if (tr_nops(t, in, 3, 3) || tr_src(t, in, &in->ops[1], PTX_T_U64, &a) ||
+	if (tr_nops(t, in, 3, 3) || tr_src(t, in, &in->ops[1], ty, &a) ||
 	    member_mask(t, in, 2, &mm))
 		goto out;
 	uses_warp(t);
-	sb_addf(&t->code, "\t\t{\n\t\tuint64_t mv_[32];\n\t\tuint32_t act_ = ag_mask_bits(m);\n"
-		"\t\tfor (l = 0; l < 32; l++) mv_[l] = %s;\n", a.buf);
+	sb_addf(&t->code, "\t\t{\n\t\tuint64_t v_[32];\n\t\tuint32_t act_ = ag_mask_bits(m);\n"
+		"\t\tfor (l = 0; l < 32; l++) v_[l] = %s;\n", a.buf);
 	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "uint32_t mm_ = (%s) & act_, r_ = 0, k_;\n"
-		"\t\t\tfor (k_ = 0; k_ < 32; k_++) if ((mm_ >> k_ & 1) && mv_[k_] == mv_[l]) "
-		"r_ |= 1u << k_;\n\t\t\t", mm.buf);
-	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, all ? "(r_ == mm_ ? mm_ : 0)" : "r_"))
-		goto out;
-	if (all && in->ops[0].pair) {
-		sb_adds(&t->code, "\t\t\t");
-		if (tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, "(r_ == mm_)"))
-			goto out;
-	}
-	tr_lanes_end(t);
-	sb_adds(&t->code, "\t\t}\n");
+	sb_addf(&t->code, "uint32_t mm_ = (%s) & act_, k_;\n\t\t\t", mm.buf);
 	rc = 0;
 out:
 	sb_free(&a);
 	sb_free(&mm);
 	return rc;
+}
+
+static void warp_gather_end(struct tr *t)
+{
+	tr_lanes_end(t);
+	sb_adds(&t->code, "\t\t}\n");
+}
+
+/* match.any.sync.b32 d, a, membermask; match.all.sync.b32 d[|p], a, mm. */
+static int emit_match(struct tr *t, const struct ptx_insn *in)
+{
+	enum ptx_type ty;
+	uint32_t n;
+	int all = tr_has(in, ".all");
+
+	if (tr_mods(t, in, ".sync .any .all", &ty, 1, &n))
+		return -1;
+	if (n != 1 || (ty != PTX_T_B32 && ty != PTX_T_B64) || (!all && !tr_has(in, ".any")))
+		return tr_unsupported(t, in, "mode or type");
+	if (warp_gather_begin(t, in, PTX_T_U64))
+		return -1;
+	sb_adds(&t->code, "uint32_t r_ = 0;\n\t\t\tfor (k_ = 0; k_ < 32; k_++) "
+		"if ((mm_ >> k_ & 1) && v_[k_] == v_[l]) r_ |= 1u << k_;\n\t\t\t");
+	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, all ? "(r_ == mm_ ? mm_ : 0)" : "r_"))
+		return -1;
+	if (all && in->ops[0].pair) {
+		sb_adds(&t->code, "\t\t\t");
+		if (tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, "(r_ == mm_)"))
+			return -1;
+	}
+	warp_gather_end(t);
+	return 0;
 }
 
 /* redux.sync.op.type d, a, membermask: every member lane gets the
@@ -149,46 +166,36 @@ out:
 static int emit_redux(struct tr *t, const struct ptx_insn *in)
 {
 	static const char *const ops[][4] = {
-		{ ".add", "0", "0", "r_ += v_" },
-		{ ".min", "0xffffffffu", "0x7fffffff", "r_ = v_ < r_ ? v_ : r_" },
-		{ ".max", "0", "(-0x7fffffff - 1)", "r_ = v_ > r_ ? v_ : r_" },
-		{ ".and", "0xffffffffu", NULL, "r_ &= v_" },
-		{ ".or", "0", NULL, "r_ |= v_" },
-		{ ".xor", "0", NULL, "r_ ^= v_" },
+		{ ".add", "0", "0", "r_ += w_" },
+		{ ".min", "0xffffffffu", "0x7fffffff", "r_ = w_ < r_ ? w_ : r_" },
+		{ ".max", "0", "(-0x7fffffff - 1)", "r_ = w_ > r_ ? w_ : r_" },
+		{ ".and", "0xffffffffu", NULL, "r_ &= w_" },
+		{ ".or", "0", NULL, "r_ |= w_" },
+		{ ".xor", "0", NULL, "r_ ^= w_" },
 	};
-	struct strbuf a = STRBUF_INIT, mm = STRBUF_INIT;
 	enum ptx_type ty;
 	uint32_t n, i;
-	int sgn, rc = -1;
+	const char *ct;
+	int sgn;
 
 	if (tr_mods(t, in, ".sync .add .min .max .and .or .xor", &ty, 1, &n))
 		return -1;
 	for (i = 0; i < 6 && !tr_has(in, ops[i][0]); i++)
 		;
 	sgn = ty == PTX_T_S32;
+	ct = sgn ? "int32_t" : "uint32_t";
 	if (n != 1 || i == 6 || !tr_has(in, ".sync") ||
 	    ty != (i < 3 ? (sgn ? PTX_T_S32 : PTX_T_U32) : PTX_T_B32))
 		return tr_unsupported(t, in, "operation or type");
-	if (tr_nops(t, in, 3, 3) || tr_src(t, in, &in->ops[1], PTX_T_U32, &a) ||
-	    member_mask(t, in, 2, &mm))
-		goto out;
-	uses_warp(t);
-	sb_addf(&t->code, "\t\t{\n\t\tuint32_t rv_[32];\n\t\tuint32_t act_ = ag_mask_bits(m);\n"
-		"\t\tfor (l = 0; l < 32; l++) rv_[l] = %s;\n", a.buf);
-	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "uint32_t mm_ = (%s) & act_, k_;\n\t\t\t%s r_ = %s;\n"
-		"\t\t\tfor (k_ = 0; k_ < 32; k_++) if (mm_ >> k_ & 1) { %s v_ = (%s)rv_[k_]; %s; }\n\t\t\t",
-		mm.buf, sgn ? "int32_t" : "uint32_t", ops[i][sgn ? 2 : 1],
-		sgn ? "int32_t" : "uint32_t", sgn ? "int32_t" : "uint32_t", ops[i][3]);
+	if (warp_gather_begin(t, in, PTX_T_U32))
+		return -1;
+	sb_addf(&t->code, "%s r_ = %s;\n\t\t\tfor (k_ = 0; k_ < 32; k_++) "
+		"if (mm_ >> k_ & 1) { %s w_ = (%s)(uint32_t)v_[k_]; %s; }\n\t\t\t",
+		ct, ops[i][sgn ? 2 : 1], ct, ct, ops[i][3]);
 	if (tr_dst(t, in, &in->ops[0], PTX_T_U32, "(uint32_t)r_"))
-		goto out;
-	tr_lanes_end(t);
-	sb_adds(&t->code, "\t\t}\n");
-	rc = 0;
-out:
-	sb_free(&a);
-	sb_free(&mm);
-	return rc;
+		return -1;
+	warp_gather_end(t);
+	return 0;
 }
 
 static int emit_activemask(struct tr *t, const struct ptx_insn *in)
