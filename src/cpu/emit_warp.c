@@ -265,6 +265,8 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 		{ "%dynamic_smem_size", "b->env->dyn_shared", 0 },
 		{ "%total_smem_size", "(w->dyn + b->env->dyn_shared)", 0 },
 		{ "WARP_SZ", "32u", 0 },
+		{ "%envreg1", "(uint32_t)(b->env->grid_ws >> 32)", 0 },
+		{ "%envreg2", "(uint32_t)b->env->grid_ws", 0 },
 	};
 	/* the scalar version keeps them in locals (translate_fast.c) */
 	static const struct {

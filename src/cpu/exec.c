@@ -44,6 +44,7 @@ struct job {
 	char *msg;
 	size_t msglen;
 	int has_msg;
+	_Alignas(8) unsigned grid_ws[2];   /* grid.sync's counter, cooperative only */
 };
 
 struct ag_exec {
@@ -447,6 +448,7 @@ int ag_exec_run(struct ag_exec *x, const struct ag_kernel_desc *k,
 	};
 	job.env.svc = &services;
 	job.env.svc_ctx = &job;
+	job.env.grid_ws = resident ? (uintptr_t)job.grid_ws : 0;
 	atomic_init(&job.next, 0);
 	atomic_init(&job.error, 0);
 	pthread_mutex_init(&job.msg_lock, NULL);

@@ -19,7 +19,7 @@
 #ifndef AG_KERNEL_ABI_H
 #define AG_KERNEL_ABI_H
 
-#define AG_KERNEL_ABI 1u
+#define AG_KERNEL_ABI 2u
 #define AG_WORKER_STACK (64u << 20)
 
 struct ag_block;
@@ -48,6 +48,9 @@ struct ag_kernel_env {
 	unsigned dyn_shared;           /* bytes of extern .shared */
 	const struct ag_services *svc;
 	void *svc_ctx;                 /* the executor's, for the services */
+	unsigned long long grid_ws;    /* a cooperative launch's zeroed grid
+					* barrier word pair (what %envreg1:2
+					* point to for grid.sync); 0 otherwise */
 };
 
 /* One block in flight. */

@@ -433,6 +433,19 @@ static int nth_arg(struct tr *t, const struct ptx_insn *in, const struct ptx_ope
 	return tr_call_arg(t, in, &list->elems[k], NULL, sb);
 }
 
+/* trap: the block stops and the launch fails with cudaErrorLaunchFailure
+ * (719), as a GPU reports __trap(). */
+static int emit_trap(struct tr *t, const struct ptx_insn *in)
+{
+	if (tr_mods(t, in, "", NULL, 0, NULL) || tr_nops(t, in, 0, 0))
+		return -1;
+	tr_lanes_begin(t, in);
+	sb_adds(&t->code, "ag_set_tid(w, l);\n\t\t\tb->env->svc->fault(b, 719, \"trap\");\n"
+		"\t\t\treturn;\n");
+	tr_lanes_end(t);
+	return 0;
+}
+
 /* vprintf, __assertfail, malloc, free: the executor's services, lane by
  * lane in lane order. */
 static int emit_extern_call(struct tr *t, const struct ptx_insn *in, const struct call *c,
@@ -589,7 +602,7 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 		tr_emit_fn fn;
 	} flow[] = {
 		{ "bra", emit_branch }, { "brx", emit_branch_indexed }, { "ret", emit_ret },
-		{ "exit", emit_exit }, { "call", emit_call },
+		{ "exit", emit_exit }, { "call", emit_call }, { "trap", emit_trap },
 	};
 	tr_emit_fn fn = NULL;
 	size_t i;
