@@ -37,6 +37,7 @@ struct job {
 	struct ag_kernel_env env;
 	struct ag_exec *x;
 	uint64_t nblocks;
+	uint64_t chunk;                 /* blocks claimed at a time */
 	size_t shared_bytes;
 	atomic_uint_fast64_t next;
 	atomic_int error;
@@ -233,14 +234,22 @@ static void run_block(struct job *job, struct worker *w, uint64_t i)
 	}
 }
 
+/*
+ * Threads claim runs of consecutive blocks, about eight per thread per
+ * launch: a thread then walks a contiguous part of the arrays, as an OpenMP
+ * static schedule does, which the hardware prefetchers follow, and the
+ * shared counter moves between cores a few times instead of once per block.
+ */
 static void run_blocks(struct job *job, struct worker *w)
 {
 	ensure_shared(w, job->shared_bytes);
 	while (!atomic_load_explicit(&job->error, memory_order_relaxed)) {
-		uint64_t i = atomic_fetch_add(&job->next, 1);
+		uint64_t i = atomic_fetch_add(&job->next, job->chunk);
 		if (i >= job->nblocks)
 			break;
-		run_block(job, w, i);
+		uint64_t end = job->nblocks - i < job->chunk ? job->nblocks : i + job->chunk;
+		for (; i < end && !atomic_load_explicit(&job->error, memory_order_relaxed); i++)
+			run_block(job, w, i);
 	}
 }
 
@@ -415,6 +424,9 @@ static void run_pooled(struct ag_exec *x, struct job *job)
 	uint64_t spare = job->nblocks - 1;
 	unsigned want = spare < x->nworkers ? (unsigned)spare : x->nworkers;
 
+	job->chunk = job->nblocks / (8 * (uint64_t)(want + 1));
+	if (job->chunk == 0)
+		job->chunk = 1;
 	pthread_mutex_lock(&x->lock);
 	x->job = job;
 	x->want = want;
@@ -442,6 +454,7 @@ int ag_exec_run(struct ag_exec *x, const struct ag_kernel_desc *k,
 		.env = *env,
 		.x = x,
 		.nblocks = (uint64_t)env->nctaid[0] * env->nctaid[1] * env->nctaid[2],
+		.chunk = 1,
 		.shared_bytes = ((k->static_shared + 15u) & ~15u) + (size_t)env->dyn_shared,
 		.msg = msg,
 		.msglen = msglen,
