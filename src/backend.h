@@ -122,6 +122,37 @@ struct ag_open_args {
 	uint64_t mem_limit;            /* 0: no quota; else total_mem reported */
 };
 
+/* A texture or surface object as the backend creates it: the runtime has
+ * checked the combination, the backend checks the memory.  Fixed-size and
+ * plain so that it can travel over the wire. */
+enum ag_tex_kind {
+	AG_TEX_TEXTURE = 0,
+	AG_TEX_SURFACE = 1,
+};
+
+enum ag_tex_res {
+	AG_RES_ARRAY = 0,              /* a CUDA array: rows, then slices, no padding */
+	AG_RES_LINEAR = 1,             /* cudaResourceTypeLinear: integer coordinates */
+	AG_RES_PITCH2D = 2,            /* cudaResourceTypePitch2D */
+};
+
+struct ag_tex_desc {
+	uint32_t kind;                 /* enum ag_tex_kind */
+	uint32_t res;                  /* enum ag_tex_res */
+	ag_dptr base;                  /* the first element */
+	uint64_t width, height, depth; /* in elements; 0 where the dimension is absent */
+	uint64_t pitch;                /* bytes per row */
+	uint32_t dims;                 /* 1, 2 or 3 */
+	uint32_t channels;             /* 1, 2 or 4 */
+	uint32_t bits;                 /* per channel: 8, 16 or 32 */
+	uint32_t format;               /* cudaChannelFormatKindSigned, Unsigned or Float */
+	uint32_t address[3];           /* cudaTextureAddressMode per dimension */
+	uint32_t filter;               /* cudaTextureFilterMode */
+	uint32_t read_mode;            /* cudaTextureReadMode */
+	uint32_t normalized;           /* 1: coordinates in [0, 1) */
+	float border[4];               /* cudaAddressModeBorder's colour */
+};
+
 struct ag_backend_ops {
 	const char *name;
 
@@ -196,6 +227,16 @@ struct ag_backend_ops {
 	/* Optional (NULL: limits are only reported): a cudaDeviceSetLimit
 	 * value the backend enforces, e.g. cudaLimitMallocHeapSize. */
 	cudaError_t (*set_limit)(struct ag_backend *b, enum cudaLimit limit, uint64_t value);
+
+	/* Optional (NULL: cudaErrorNotSupported): texture and surface
+	 * objects over device memory the runtime already owns.  The handle
+	 * is what kernels receive as a cudaTextureObject_t or
+	 * cudaSurfaceObject_t; the backend owns what it names until
+	 * tex_destroy (which waits for work that may use it) or close.
+	 * An unknown handle is cudaErrorInvalidValue. */
+	cudaError_t (*tex_create)(struct ag_backend *b, const struct ag_tex_desc *d,
+				  uint64_t *handle);
+	cudaError_t (*tex_destroy)(struct ag_backend *b, uint64_t handle);
 };
 
 /* The backends compiled into this build, by name ("cpu", "cuda", "remote").
