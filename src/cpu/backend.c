@@ -147,6 +147,7 @@ static void cpu_close(struct ag_backend *b)
 		b->modules = m->next;
 		free_module(m);
 	}
+	ag_cpu_tex_release(b);
 	ag_mem_release(&b->mem);
 	pthread_cond_destroy(&b->cv);
 	pthread_mutex_destroy(&b->lock);
@@ -600,4 +601,6 @@ const struct ag_backend_ops ag_cpu_backend = {
 	.event_query = ag_cpu_event_query,
 	.event_elapsed = ag_cpu_event_elapsed,
 	.set_limit = cpu_set_limit,
+	.tex_create = ag_cpu_tex_create,
+	.tex_destroy = ag_cpu_tex_destroy,
 };

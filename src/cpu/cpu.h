@@ -147,6 +147,7 @@ struct ag_backend {
 	char errmsg[AG_MSG_LEN];
 	struct ag_mem mem;
 	struct ag_module *modules;
+	struct ag_cpu_tex *textures;    /* texture.c: live texture and surface objects */
 };
 
 void ag_cpu_set_msg(struct ag_backend *b, const char *fmt, ...)
@@ -186,5 +187,11 @@ cudaError_t ag_cpu_event_sync(struct ag_backend *b, struct ag_event *e);
 cudaError_t ag_cpu_event_query(struct ag_backend *b, struct ag_event *e);
 cudaError_t ag_cpu_event_elapsed(struct ag_backend *b, struct ag_event *start,
 				 struct ag_event *end, float *ms);
+
+/* texture.c */
+cudaError_t ag_cpu_tex_create(struct ag_backend *b, const struct ag_tex_desc *d,
+			      uint64_t *handle);
+cudaError_t ag_cpu_tex_destroy(struct ag_backend *b, uint64_t handle);
+void ag_cpu_tex_release(struct ag_backend *b);   /* at close */
 
 #endif

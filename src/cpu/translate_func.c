@@ -624,6 +624,8 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	if (!fn)
 		fn = tr_warp_emitter(in->opcode);
 	if (!fn)
+		fn = tr_tex_emitter(in->opcode);
+	if (!fn)
 		return tr_unsupported(t, in, NULL);
 	return fn(t, in);
 }

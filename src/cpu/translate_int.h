@@ -137,6 +137,7 @@ tr_emit_fn tr_arith_emitter(const char *opcode);
 tr_emit_fn tr_cvt_emitter(const char *opcode);
 tr_emit_fn tr_mem_emitter(const char *opcode);
 tr_emit_fn tr_warp_emitter(const char *opcode);
+tr_emit_fn tr_tex_emitter(const char *opcode);
 int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	    struct strbuf *sb, enum ptx_type *ty);
 

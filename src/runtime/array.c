@@ -148,6 +148,21 @@ static struct rt_array *array_find(cudaArray_const_t h)
 	return h ? rt_handle_find(&live, h) : NULL;
 }
 
+int rt_array_info(cudaArray_const_t h, struct rt_array_info *out)
+{
+	struct rt_array *a = array_find(h);
+
+	if (!a)
+		return -1;
+	out->desc = a->desc;
+	out->extent = a->extent;
+	out->flags = a->flags;
+	out->pitch = a->pitch;
+	out->base = a->base;
+	out->dev = a->h.dev;
+	return 0;
+}
+
 RT_API cudaError_t cudaFreeArray(cudaArray_t array)
 {
 	struct rt_array *a = array_find(array);

@@ -172,6 +172,7 @@ void rt_device_close(struct rt_device *d)
 	rt_streams_forget_device(d->ordinal);
 	rt_events_forget_device(d->ordinal);
 	rt_arrays_forget_device(d->ordinal);
+	rt_textures_forget_device(d->ordinal);
 	rt_mem_drop_device(d->ordinal);
 	ops->close(d->b);
 	__atomic_store_n(&d->b, NULL, __ATOMIC_RELEASE);

@@ -155,6 +155,18 @@ cudaError_t rt_copy_3d(const struct cudaMemcpy3DParms *p, cudaStream_t stream, i
 /* array.c */
 cudaError_t rt_array_flatten(const struct cudaMemcpy3DParms *p, struct cudaMemcpy3DParms *out);
 void rt_arrays_forget_device(int dev);
+/* What texture.c needs of a live array: 0, or -1 when a is not one. */
+struct rt_array_info {
+	struct cudaChannelFormatDesc desc;
+	struct cudaExtent extent;      /* in elements (0: dimension absent) */
+	unsigned flags;
+	size_t pitch;                  /* bytes per row; slices follow rows */
+	ag_dptr base;
+	int dev;
+};
+int rt_array_info(cudaArray_const_t a, struct rt_array_info *out);
+/* texture.c */
+void rt_textures_forget_device(int dev);
 
 /* um.c: unified memory hints, shared by the CUDA 12 and 13 entry points */
 cudaError_t rt_mem_prefetch(const void *p, size_t count, struct cudaMemLocation loc,
