@@ -198,9 +198,10 @@ static const struct ptx_operand *data_elem(const struct ptx_operand *v, uint32_t
 	return v->kind == PTX_OP_VEC ? &v->elems[k] : v;
 }
 
+/* A scalar may be written bare or in braces ("{%r5}"). */
 static int data_shape_ok(const struct ptx_operand *v, uint32_t vec)
 {
-	return vec == 1 ? v->kind != PTX_OP_VEC : v->kind == PTX_OP_VEC && v->nelems == vec;
+	return v->kind == PTX_OP_VEC ? v->nelems == vec : vec == 1;
 }
 
 /* suld.b.geom.vec.bN.mode d, [h, {x, y, z}] and sust.b... [h, {c}], v:

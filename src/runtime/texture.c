@@ -40,8 +40,7 @@ static cudaError_t not_supported(enum missing m, const char *what)
 {
 	static int said[MISSING_COUNT];
 
-	rt_warn_once(&said[m], "texture and surface objects: %s %s not supported yet", what,
-		     m == MISSING_BACKEND ? "is" : "are");
+	rt_warn_once(&said[m], "texture and surface objects: %s not supported yet", what);
 	return rt_error(cudaErrorNotSupported);
 }
 
@@ -55,7 +54,7 @@ static cudaError_t format_of(const struct cudaChannelFormatDesc *f, struct ag_te
 	if (f->f != cudaChannelFormatKindSigned && f->f != cudaChannelFormatKindUnsigned &&
 	    f->f != cudaChannelFormatKindFloat)
 		return not_supported(MISSING_FORMAT, "channel formats other than signed, "
-				     "unsigned and float");
+				     "unsigned and float are");
 	while (n < 4 && bits[n])
 		n++;
 	for (uint32_t i = n; i < 4; i++)
@@ -92,9 +91,9 @@ static cudaError_t from_array(const struct cudaResourceDesc *r, int surface, int
 	if (rt_array_info(r->res.array.array, &a) || a.dev != dev)
 		return rt_error(cudaErrorInvalidValue);
 	if (a.flags & cudaArrayCubemap)
-		return not_supported(MISSING_CUBEMAP, "cubemap arrays");
+		return not_supported(MISSING_CUBEMAP, "cubemap arrays are");
 	if (a.flags & cudaArrayLayered)
-		return not_supported(MISSING_LAYERED, "layered arrays");
+		return not_supported(MISSING_LAYERED, "layered arrays are");
 	if (surface && !(a.flags & cudaArraySurfaceLoadStore))
 		return rt_error(cudaErrorInvalidValue);
 	e = format_of(&a.desc, d);
@@ -163,7 +162,7 @@ static cudaError_t resource_of(const struct cudaResourceDesc *r, int surface,
 		return from_array(r, surface, dv->ordinal, d);
 	case cudaResourceTypeMipmappedArray:
 		return surface ? rt_error(cudaErrorInvalidValue) :
-			not_supported(MISSING_MIPMAP, "mipmapped arrays");
+			not_supported(MISSING_MIPMAP, "mipmapped arrays are");
 	case cudaResourceTypeLinear:
 		return surface ? rt_error(cudaErrorInvalidValue) : from_linear(r, dv->ordinal, d);
 	case cudaResourceTypePitch2D:
@@ -187,9 +186,10 @@ static cudaError_t sampler_of(const struct cudaTextureDesc *t, struct ag_tex_des
 	    (unsigned)t->readMode > cudaReadModeNormalizedFloat)
 		return rt_error(cudaErrorInvalidValue);
 	if (t->sRGB)
-		return not_supported(MISSING_SRGB, "sRGB conversions");
+		return not_supported(MISSING_SRGB, "sRGB conversions are");
 	if (t->maxAnisotropy > 1)
-		return not_supported(MISSING_ANISOTROPY, "anisotropic filtering (maxAnisotropy > 1)");
+		return not_supported(MISSING_ANISOTROPY,
+				     "anisotropic filtering (maxAnisotropy > 1) is");
 	/* float formats read the same in both modes */
 	d->read_mode = d->format == cudaChannelFormatKindFloat ? cudaReadModeElementType :
 		(uint32_t)t->readMode;
@@ -223,7 +223,7 @@ static cudaError_t create(uint64_t *out, const struct cudaResourceDesc *r,
 	if (e != cudaSuccess)
 		return e;
 	if (!rt_ops()->tex_create)
-		return not_supported(MISSING_BACKEND, rt_ops()->name);
+		return not_supported(MISSING_BACKEND, "creating them on this backend is");
 	e = rt_ops()->tex_create(dv->b, &d, &h);
 	if (e != cudaSuccess)
 		return rt_result(dv, e);
@@ -299,7 +299,7 @@ RT_API cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
 	if (!pTexObject || !pResDesc || !pTexDesc)
 		return rt_error(cudaErrorInvalidValue);
 	if (pResViewDesc)
-		return not_supported(MISSING_VIEW, "resource views");
+		return not_supported(MISSING_VIEW, "resource views are");
 	return create((uint64_t *)pTexObject, pResDesc, pTexDesc, 0);
 }
 
