@@ -102,7 +102,7 @@ RT_API cudaError_t cudaFree(void *devPtr)
 
 	if (e == cudaSuccess)
 		e = rt_capture_unsafe_check(0);
-	if (e != cudaSuccess || !devPtr)
+	if (e != cudaSuccess || !devPtr || rt_gmem_free_ptr(devPtr, &e))
 		return rt_result(d, e);
 	if (!rt_mem_find(devPtr, &r) || r.base != (uintptr_t)devPtr ||
 	    (r.kind != RT_MEM_DEVICE && r.kind != RT_MEM_MANAGED))

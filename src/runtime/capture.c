@@ -185,6 +185,18 @@ static cudaError_t append(struct member *m, const struct rt_node_params *p)
 	return e;
 }
 
+int rt_capture_member(struct ag_stream *s)
+{
+	int member;
+
+	if (idle())
+		return 0;
+	pthread_mutex_lock(&lock);
+	member = rt_ptrmap_get(&members, s) != NULL;
+	pthread_mutex_unlock(&lock);
+	return member;
+}
+
 cudaError_t rt_capture_op(struct rt_device *d, struct ag_stream *s,
 			  const struct rt_node_params *p, int *captured)
 {

@@ -33,6 +33,14 @@ struct rt_node_params {
 		struct cudaMemsetParams fill;
 		struct cudaHostNodeParams host;
 		cudaEvent_t event;             /* event record and wait nodes */
+		struct rt_graph *child;        /* child graph node: the graph it owns */
+		struct {                       /* allocation and free nodes */
+			struct rt_gmem *mem;   /* a reference */
+			struct cudaMemPoolProps props;        /* allocation only */
+			struct cudaMemAccessDesc *descs;      /* allocation only: owned */
+			size_t ndescs;
+			size_t bytes;                         /* allocation only */
+		} mem;
 	} u;
 };
 
@@ -74,6 +82,47 @@ cudaError_t rt_capture_wait(struct rt_device *d, struct ag_stream *s, int blocki
 cudaError_t rt_capture_event_check(struct ag_event *e);
 void rt_capture_forget_stream(struct ag_stream *s);
 void rt_capture_forget_event(struct ag_event *e);
+
+/* capture.c: 1 when stream s takes part in a capture. */
+int rt_capture_member(struct ag_stream *s);
+
+/* graph_mem.c: the memory of allocation nodes.  It is allocated through the
+ * backend when the node is made (its address is fixed for the node's life)
+ * and released when no node or executable graph refers to it and it is not
+ * allocated; "allocated" is the state between an allocation node's launch
+ * and the free (free node, cudaFreeAsync, cudaFree or auto-free). */
+struct rt_gmem;
+cudaError_t rt_gmem_new(struct rt_device *d, uint64_t size, struct rt_gmem **out);
+void rt_gmem_ref(struct rt_gmem *m);
+void rt_gmem_unref(struct rt_gmem *m);
+void *rt_gmem_ptr(const struct rt_gmem *m);
+/* The graph memory whose address is p, with a reference, or NULL. */
+struct rt_gmem *rt_gmem_find(const void *p);
+/* The free node of p's allocation goes to graph g (whose node ordering is
+ * checked by the caller): refused when another free node exists. */
+cudaError_t rt_gmem_claim_free(struct rt_gmem *m, const struct rt_graph *g);
+void rt_gmem_unclaim_free(struct rt_gmem *m, const struct rt_graph *g);
+/* The graph whose allocation node made m, and that node; NULL after the
+ * graph is destroyed. */
+void rt_gmem_set_owner(struct rt_gmem *m, const struct rt_graph *g, const struct rt_node *n);
+const struct rt_node *rt_gmem_owner_node(const struct rt_gmem *m, const struct rt_graph *g);
+/* Executable graphs: at most one holds m's allocation (or free) step. */
+int rt_gmem_exec_busy(const struct rt_gmem *m, enum cudaGraphNodeType type);
+void rt_gmem_exec_ref(struct rt_gmem *m, enum cudaGraphNodeType type, int delta);
+/* A launch: an allocation still allocated is refused, or freed when
+ * autofree; then the steps mark the memory allocated and free. */
+cudaError_t rt_gmem_launch_check(struct rt_gmem *m, int autofree);
+void rt_gmem_run(struct rt_gmem *m, enum cudaGraphNodeType type);
+/* cudaFree and cudaFreeAsync outside graphs: 1 when p is graph memory,
+ * which is then free (*e: cudaErrorInvalidValue when it was not
+ * allocated). */
+int rt_gmem_free_ptr(const void *p, cudaError_t *e);
+/* Stream capture of cudaMallocAsync and cudaFreeAsync: an allocation or a
+ * free node (*captured 0: s no longer captures, nothing was done). */
+cudaError_t rt_gmem_capture_alloc(struct rt_device *d, struct ag_stream *s, size_t size,
+				  void **ptr, int *captured);
+cudaError_t rt_gmem_capture_free(struct rt_device *d, struct ag_stream *s, void *ptr,
+				 int *captured);
 
 /* pool.c: memory freed on a stream goes back to its pool; synchronising
  * releases what is above the pools' thresholds. */

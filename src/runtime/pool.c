@@ -237,25 +237,27 @@ static cudaError_t pool_alloc(struct rt_pool *p, struct rt_device *d, struct ag_
 	return cudaSuccess;
 }
 
-/* pool NULL: the device's current pool. */
+/* pool NULL: the device's current pool.  On a capturing stream the
+ * allocation is an allocation node's graph memory (graph_mem.c). */
 static cudaError_t malloc_async(void **ptr, size_t size, struct rt_pool *pool,
 				cudaStream_t stream, int per_thread_default)
 {
-	static int said;
 	struct rt_device *d;
 	struct ag_stream *s;
-	int captured;
+	int captured = 0;
 	cudaError_t e;
 
 	if (!ptr)
 		return rt_error(cudaErrorInvalidValue);
 	*ptr = NULL;
 	e = rt_stream_get(stream, per_thread_default, &d, &s);
-	if (e == cudaSuccess)
-		e = rt_capture_op(d, s, NULL, &captured);
-	if (e == cudaErrorStreamCaptureUnsupported)
-		rt_warn_once(&said, "cudaMallocAsync in a stream capture is not supported yet");
 	if (e != cudaSuccess || !size)
+		return rt_result(d, e);
+	if (s && rt_capture_member(s))
+		e = rt_gmem_capture_alloc(d, s, size, ptr, &captured);
+	else
+		e = rt_capture_op(d, s, NULL, &captured);   /* the legacy stream's rule */
+	if (e != cudaSuccess || captured)
 		return rt_result(d, e);
 	pthread_mutex_lock(&lock);
 	if (!pool)
@@ -336,21 +338,22 @@ static cudaError_t pool_free(struct block *b, struct rt_device *d, struct ag_str
 	return cudaSuccess;
 }
 
-/* Memory from cudaMalloc may be freed here too: after the stream's work. */
+/* Memory from cudaMalloc may be freed here too: after the stream's work.
+ * Graph memory is free at once (it stays with its graph); on a capturing
+ * stream a free is a free node. */
 static cudaError_t free_async(void *devPtr, cudaStream_t stream, int per_thread_default)
 {
-	static int said;
 	struct rt_device *d;
 	struct ag_stream *s;
 	struct block *b;
-	int captured;
+	int captured = 0;
 	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
 
-	if (e == cudaSuccess)
-		e = rt_capture_op(d, s, NULL, &captured);
-	if (e == cudaErrorStreamCaptureUnsupported)
-		rt_warn_once(&said, "cudaFreeAsync in a stream capture is not supported yet");
-	if (e != cudaSuccess)
+	if (e == cudaSuccess && s && rt_capture_member(s))
+		e = rt_gmem_capture_free(d, s, devPtr, &captured);
+	else if (e == cudaSuccess)
+		e = rt_capture_op(d, s, NULL, &captured);   /* the legacy stream's rule */
+	if (e != cudaSuccess || captured || rt_gmem_free_ptr(devPtr, &e))
 		return rt_result(d, e);
 	pthread_mutex_lock(&lock);
 	b = devPtr ? rt_ptrmap_get(&allocs, devPtr) : NULL;

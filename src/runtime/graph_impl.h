@@ -1,0 +1,80 @@
+/*
+ * graph_impl.h - what the graph files share among themselves and with no
+ * one else: the graph, node and executable-graph structures, the lock that
+ * guards them, and the set of live handles.
+ *
+ * graph.c owns graphs and nodes (building, edges, queries, cloning, child
+ * graphs); graph_nodes.c the cudaGraphAdd*Node calls and their parameters;
+ * graph_exec.c instantiation, launch and updates; graph_mem.c the memory
+ * of allocation nodes; graph_dot.c the DOT description.
+ */
+#ifndef AG_RT_GRAPH_IMPL_H
+#define AG_RT_GRAPH_IMPL_H
+
+#include "graph.h"
+
+struct rt_node {
+	struct rt_graph *g;
+	size_t index;                  /* in g->nodes: the order of creation */
+	struct rt_node_params p;
+	struct rt_node **deps;         /* incoming edges */
+	size_t ndeps, capdeps;
+	void **args;                   /* kernelParams handed out by GetParams */
+	const struct rt_node *cloned_from;   /* compared, never followed */
+};
+
+struct rt_graph {
+	struct rt_node **nodes;
+	size_t n, cap;
+	size_t nmem;                   /* allocation and free nodes */
+	int owned;                     /* a child graph node's: not the program's to destroy */
+};
+
+/* One step of an executable graph: a copy of a node's parameters, or for
+ * a child graph node the child graph instantiated in its turn. */
+struct rt_step {
+	struct rt_node *src;           /* the node it came from: compared, never followed */
+	struct rt_node_params p;
+	struct rt_exec *child;
+};
+
+/* An executable graph remembers the shape it was made from, by creation
+ * index, so that cudaGraphExecUpdate can pair a graph's nodes with it. */
+struct rt_exec {
+	struct rt_step *steps;         /* topological order */
+	size_t *order;                 /* creation index of each step's node */
+	size_t *edge_start;            /* node k's dependencies are ... */
+	size_t *edges;                 /* ... edges[edge_start[k] .. edge_start[k + 1]) */
+	size_t n;
+	unsigned long long flags;      /* cudaGraphInstantiateFlag* */
+};
+
+/* Guards every graph, node and executable graph. */
+extern pthread_mutex_t rt_graph_lock;
+
+enum rt_graph_tag { RT_TAG_GRAPH = 1, RT_TAG_NODE, RT_TAG_EXEC };
+
+/* A live handle of that kind, or NULL: a stale or garbage handle is
+ * cudaErrorInvalidValue, never a crash.  The caller locks. */
+void *rt_graph_find(const void *h, enum rt_graph_tag tag);
+void rt_graph_track(const void *h, enum rt_graph_tag tag);
+void rt_graph_untrack(const void *h);
+
+/* graph.c: the caller locks. */
+struct rt_graph *rt_graph_new_locked(void);
+void rt_params_copy(struct rt_node_params *dst, const struct rt_node_params *src);
+void rt_params_free(struct rt_node_params *p);
+int rt_node_has_dep(const struct rt_node *n, const struct rt_node *dep);
+cudaError_t rt_graph_add_locked(struct rt_graph *g, const struct rt_node_params *p,
+				struct rt_node *const *deps, size_t ndeps, struct rt_node **out);
+void rt_graph_add_edge(struct rt_node *n, struct rt_node *dep);
+void rt_graph_free_locked(struct rt_graph *g);
+struct rt_graph *rt_graph_clone_locked(const struct rt_graph *g);
+
+/* graph_exec.c: the caller locks. */
+struct rt_exec *rt_exec_build(const struct rt_graph *g, unsigned long long flags);
+void rt_exec_free(struct rt_exec *x);
+/* A graph with x's nodes and edges, for capturing a launch as a child node. */
+struct rt_graph *rt_exec_to_graph(const struct rt_exec *x);
+
+#endif
