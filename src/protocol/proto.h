@@ -54,6 +54,8 @@ enum ag_op {
 	AG_OP_STATUS,
 	AG_OP_HOSTFN_DONE,      /* the client ran a host function */
 	AG_OP_RAW,              /* unframed bytes: the benchmark's reference */
+	AG_OP_TEX_CREATE,       /* a texture or surface object */
+	AG_OP_TEX_DESTROY,
 	AG_OP_REQUEST_END,      /* first value that is not a request */
 
 	/* Server to client. */
@@ -128,6 +130,11 @@ enum ag_raw_mode {
 	AG_RAW_ECHO,            /* n one-byte round trips */
 	AG_RAW_MODES
 };
+
+/* struct ag_tex_desc travels field by field too (TEX_CREATE's payload). */
+struct ag_tex_desc;
+void ag_put_tex_desc(struct ag_wbuf *w, const struct ag_tex_desc *d);
+void ag_get_tex_desc(struct ag_rbuf *r, struct ag_tex_desc *d);
 
 /* struct ag_device_info travels field by field, never as raw memory. */
 struct ag_device_info;

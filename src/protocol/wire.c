@@ -44,6 +44,8 @@ static const char *const op_names[] = {
 	[AG_OP_STATUS] = "status",
 	[AG_OP_HOSTFN_DONE] = "hostfn_done",
 	[AG_OP_RAW] = "raw",
+	[AG_OP_TEX_CREATE] = "tex_create",
+	[AG_OP_TEX_DESTROY] = "tex_destroy",
 };
 
 const char *ag_op_name(unsigned op)
@@ -92,6 +94,8 @@ static const char *const layouts[AG_OP_REQUEST_END] = {
 	[AG_OP_STATUS] = "",
 	[AG_OP_HOSTFN_DONE] = "",
 	[AG_OP_RAW] = "48",
+	[AG_OP_TEX_CREATE] = "444444444444888884444",
+	[AG_OP_TEX_DESTROY] = "8",
 };
 
 int ag_request_check(const struct ag_frame_hdr *h, const void *payload,
@@ -292,6 +296,43 @@ int ag_rbuf_done(const struct ag_rbuf *r)
 #define INFO_U64S(X) \
 	X(total_mem) X(const_mem) X(shared_per_block) X(shared_per_block_optin) \
 	X(shared_per_sm) X(l2_cache)
+
+#define TEX_U32S(X) \
+	X(kind) X(res) X(dims) X(channels) X(bits) X(format) X(address[0]) X(address[1]) \
+	X(address[2]) X(filter) X(read_mode) X(normalized)
+
+#define TEX_U64S(X) X(base) X(width) X(height) X(depth) X(pitch)
+
+void ag_put_tex_desc(struct ag_wbuf *w, const struct ag_tex_desc *d)
+{
+	uint32_t bits[4];
+
+#define PUT_U32(f) ag_put_u32(w, d->f);
+#define PUT_U64(f) ag_put_u64(w, d->f);
+	TEX_U32S(PUT_U32)
+	TEX_U64S(PUT_U64)
+#undef PUT_U32
+#undef PUT_U64
+	memcpy(bits, d->border, sizeof(bits));
+	for (int i = 0; i < 4; i++)
+		ag_put_u32(w, bits[i]);
+}
+
+void ag_get_tex_desc(struct ag_rbuf *r, struct ag_tex_desc *d)
+{
+	uint32_t bits[4];
+
+	memset(d, 0, sizeof(*d));
+#define GET_U32(f) d->f = ag_get_u32(r);
+#define GET_U64(f) d->f = ag_get_u64(r);
+	TEX_U32S(GET_U32)
+	TEX_U64S(GET_U64)
+#undef GET_U32
+#undef GET_U64
+	for (int i = 0; i < 4; i++)
+		bits[i] = ag_get_u32(r);
+	memcpy(d->border, bits, sizeof(bits));
+}
 
 void ag_put_info(struct ag_wbuf *w, const struct ag_device_info *d)
 {

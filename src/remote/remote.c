@@ -1015,6 +1015,32 @@ static cudaError_t remote_event_elapsed(struct ag_backend *b, struct ag_event *s
 	return e;
 }
 
+static cudaError_t remote_tex_create(struct ag_backend *b, const struct ag_tex_desc *d,
+				     uint64_t *handle)
+{
+	struct ag_wbuf w = { 0 };
+	struct call c;
+	struct ag_rbuf r;
+	cudaError_t e;
+
+	ag_put_tex_desc(&w, d);
+	e = call_io(b, &c, AG_OP_TEX_CREATE, &w, NULL, 0, NULL, 0, &r);
+	*handle = e == cudaSuccess ? ag_get_u64(&r) : 0;
+	if (e == cudaSuccess && (r.bad || !*handle))
+		e = cudaErrorUnknown;
+	call_end(&c);
+	ag_wbuf_free(&w);
+	return e;
+}
+
+static cudaError_t remote_tex_destroy(struct ag_backend *b, uint64_t handle)
+{
+	struct ag_wbuf w = { 0 };
+
+	ag_put_u64(&w, handle);
+	return call_simple(b, AG_OP_TEX_DESTROY, &w);
+}
+
 const struct ag_backend_ops ag_remote_backend = {
 	.name = "remote",
 	.probe = remote_probe,
@@ -1048,4 +1074,6 @@ const struct ag_backend_ops ag_remote_backend = {
 	.event_sync = remote_event_sync,
 	.event_query = remote_event_query,
 	.event_elapsed = remote_event_elapsed,
+	.tex_create = remote_tex_create,
+	.tex_destroy = remote_tex_destroy,
 };

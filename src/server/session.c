@@ -15,6 +15,7 @@
 #include "server/tables.h"
 #include "protocol/conn.h"
 #include "util/strbuf.h"
+#include "util/texdesc.h"
 
 #include <endian.h>
 #include <stdarg.h>
@@ -573,6 +574,54 @@ static cudaError_t do_event_elapsed(struct session *s, const struct ag_frame_hdr
 	return e;
 }
 
+/* The runtime checks descriptors before they travel, so one that breaks
+ * the rules or names memory outside this session's allocations is
+ * hostile and ends the session. */
+static cudaError_t do_tex_create(struct session *s, const struct ag_frame_hdr *h,
+				 struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct ag_tex_desc d;
+	const char *why;
+	uint64_t span, handle = 0;
+	cudaError_t e;
+
+	ag_get_tex_desc(r, &d);
+	DECODED(s, r, h);
+	if (ag_tex_desc_check(&d, &span, &why))
+		return malformed(s, "tex_create: bad %s in the descriptor", why);
+	if (ag_ranges_find(&s->t, d.base, span) < 0)
+		return malformed(s, "tex_create over 0x%llx+%llu, outside this session's memory",
+				 (unsigned long long)d.base, (unsigned long long)span);
+	if (!s->ops->tex_create)
+		return cudaErrorNotSupported;
+	e = s->ops->tex_create(s->b, &d, &handle);
+	if (e == cudaSuccess)
+		ag_table_add(&s->t.textures, (void *)(uintptr_t)handle);
+	ag_put_u64(out, handle);
+	return e;
+}
+
+/* Only objects this session created may be destroyed. */
+static cudaError_t do_tex_destroy(struct session *s, const struct ag_frame_hdr *h,
+				  struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	uint64_t handle = ag_get_u64(r);
+	uint32_t i;
+	cudaError_t e;
+
+	DECODED(s, r, h);
+	for (i = 1; i <= s->t.textures.n; i++)
+		if (handle && (uintptr_t)ag_table_get(&s->t.textures, i) == handle)
+			break;
+	if (i > s->t.textures.n)
+		return malformed(s, "tex_destroy of 0x%llx, not an object of this session",
+				 (unsigned long long)handle);
+	e = s->ops->tex_destroy(s->b, handle);
+	if (e == cudaSuccess)
+		ag_table_del(&s->t.textures, i);
+	return e;
+}
+
 static cudaError_t do_status(struct session *s, const struct ag_frame_hdr *h,
 			     struct ag_rbuf *r, struct ag_wbuf *out)
 {
@@ -618,6 +667,8 @@ static const struct {
 	[AG_OP_EVENT_QUERY] = { do_event_sync, SYNCS },
 	[AG_OP_EVENT_ELAPSED] = { do_event_elapsed, 0 },
 	[AG_OP_STATUS] = { do_status, 0 },
+	[AG_OP_TEX_CREATE] = { do_tex_create, 0 },
+	[AG_OP_TEX_DESTROY] = { do_tex_destroy, 0 },
 };
 
 static const char *error_message(struct session *s, cudaError_t e)

@@ -29,6 +29,7 @@ void ag_tables_free(struct ag_tables *t)
 	table_free(&t->events);
 	table_free(&t->modules);
 	table_free(&t->funcs);
+	table_free(&t->textures);
 	free(t->ranges);
 	memset(t, 0, sizeof(*t));
 }

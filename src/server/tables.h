@@ -30,6 +30,7 @@ struct ag_range {
 
 struct ag_tables {
 	struct ag_table streams, events, modules, funcs;
+	struct ag_table textures;   /* the backend's texture and surface handles */
 	struct ag_range *ranges;    /* sorted by base, disjoint */
 	size_t nranges, cap;
 	uint64_t used;              /* bytes allocated */

@@ -242,6 +242,55 @@ static void test_32_clients(void **state)
 	assert_serves();
 }
 
+/* Opens a session with 64 bytes of device memory at *p; a float texture
+ * over 16 of them is then valid. */
+static struct ag_backend *texture_session(ag_dptr *p, struct ag_tex_desc *d)
+{
+	struct ag_backend *b = NULL;
+
+	assert_int_equal(ops->open(0, NULL, &b), cudaSuccess);
+	assert_int_equal(ops->mem_alloc(b, 64, AG_MEM_DEVICE, p), cudaSuccess);
+	*d = (struct ag_tex_desc){ .kind = AG_TEX_TEXTURE, .res = AG_RES_LINEAR, .base = *p,
+				   .width = 16, .pitch = 64, .dims = 1, .channels = 1,
+				   .bits = 32, .format = cudaChannelFormatKindFloat };
+	return b;
+}
+
+/* The remote backend forwards texture descriptors and handles as given
+ * (the runtime checks them first); the server ends a session that sends
+ * a bad descriptor, one over memory it does not own, or a handle it did
+ * not create, and goes on serving. */
+static void test_hostile_textures(void **state)
+{
+	static const char *const why[] = {
+		"tex_create: bad channel format", "outside this session's memory",
+		"not an object of this session",
+	};
+	struct ag_tex_desc d;
+	struct ag_backend *b;
+	uint64_t h;
+	ag_dptr p;
+	int before;
+
+	b = texture_session(&p, &d);
+	assert_int_equal(ops->tex_create(b, &d, &h), cudaSuccess);
+	assert_int_equal(ops->tex_destroy(b, h), cudaSuccess);
+	ops->close(b);
+	for (int i = 0; i < 3; i++) {
+		before = log_count(why[i]);
+		b = texture_session(&p, &d);
+		d.channels = i == 0 ? 3 : 1;
+		d.base = i == 1 ? p + 16 : p;
+		if (i == 2)
+			assert_int_not_equal(ops->tex_destroy(b, 0x1000), cudaSuccess);
+		else
+			assert_int_not_equal(ops->tex_create(b, &d, &h), cudaSuccess);
+		ops->close(b);
+		assert_true(wait_log(why[i], before + 1));
+	}
+	assert_serves();
+}
+
 static void test_kernel_fault(void **state)
 {
 	const char *path = getenv("AG_FAULT_FATBIN");
@@ -295,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_corrupted_frames),
 		cmocka_unit_test(test_32_clients),
 		cmocka_unit_test(test_kernel_fault),
+		cmocka_unit_test(test_hostile_textures),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
