@@ -41,7 +41,8 @@
 	X(cuLaunchCooperativeKernel) X(cuStreamCreateWithPriority) X(cuStreamDestroy) \
 	X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent) X(cuLaunchHostFunc) \
 	X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) \
-	X(cuEventQuery) X(cuEventElapsedTime) X(cuPointerGetAttribute)
+	X(cuEventQuery) X(cuEventElapsedTime) X(cuPointerGetAttribute) \
+	X(cuTexObjectCreate) X(cuTexObjectDestroy)
 
 #define DECLARE(f) __typeof__(f) *f;
 static struct {
@@ -610,6 +611,77 @@ static cudaError_t cuda_event_elapsed(struct ag_backend *b, struct ag_event *sta
 		     "cuEventElapsedTime");
 }
 
+/* The driver's array format for a descriptor's channel kind and size. */
+static CUarray_format tex_format(const struct ag_tex_desc *d)
+{
+	static const CUarray_format by_kind[3][3] = {
+		{ CU_AD_FORMAT_SIGNED_INT8, CU_AD_FORMAT_SIGNED_INT16, CU_AD_FORMAT_SIGNED_INT32 },
+		{ CU_AD_FORMAT_UNSIGNED_INT8, CU_AD_FORMAT_UNSIGNED_INT16,
+		  CU_AD_FORMAT_UNSIGNED_INT32 },
+		{ CU_AD_FORMAT_FLOAT, CU_AD_FORMAT_HALF, CU_AD_FORMAT_FLOAT },
+	};
+	unsigned k = d->format < 3 ? d->format : 0;
+
+	return by_kind[k][d->bits == 8 ? 0 : d->bits == 16 ? 1 : 2];
+}
+
+/* Texture objects over linear and pitched memory, and over 2D arrays
+ * (which this backend keeps as linear memory, so they are pitched
+ * textures).  1D and 3D arrays and surfaces need real CUDA arrays, which
+ * this backend does not make: refused, naming them. */
+static cudaError_t cuda_tex_create(struct ag_backend *b, const struct ag_tex_desc *d,
+				   uint64_t *handle)
+{
+	CUDA_RESOURCE_DESC rd = { 0 };
+	CUDA_TEXTURE_DESC td = { 0 };
+	CUtexObject t = 0;
+	cudaError_t e;
+
+	if (d->kind == AG_TEX_SURFACE || (d->res == AG_RES_ARRAY && d->dims != 2)) {
+		snprintf(b->msg, sizeof(b->msg), "the cuda backend has no %s yet",
+			 d->kind == AG_TEX_SURFACE ? "surface objects" :
+			 "textures over 1D or 3D CUDA arrays");
+		return cudaErrorNotSupported;
+	}
+	if (d->res == AG_RES_LINEAR) {
+		rd.resType = CU_RESOURCE_TYPE_LINEAR;
+		rd.res.linear.devPtr = (CUdeviceptr)d->base;
+		rd.res.linear.format = tex_format(d);
+		rd.res.linear.numChannels = d->channels;
+		rd.res.linear.sizeInBytes = d->width * d->channels * d->bits / 8;
+	} else {
+		rd.resType = CU_RESOURCE_TYPE_PITCH2D;
+		rd.res.pitch2D.devPtr = (CUdeviceptr)d->base;
+		rd.res.pitch2D.format = tex_format(d);
+		rd.res.pitch2D.numChannels = d->channels;
+		rd.res.pitch2D.width = d->width;
+		rd.res.pitch2D.height = d->height;
+		rd.res.pitch2D.pitchInBytes = d->pitch;
+	}
+	for (int i = 0; i < 3; i++)
+		td.addressMode[i] = (CUaddress_mode)d->address[i];
+	td.filterMode = d->filter ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
+	td.flags = (d->format != cudaChannelFormatKindFloat && !d->read_mode ?
+		    CU_TRSF_READ_AS_INTEGER : 0) |
+		   (d->normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0);
+	memcpy(td.borderColor, d->border, sizeof(td.borderColor));
+	CTX(b);
+	e = check(b, cu.cuTexObjectCreate(&t, &rd, &td, NULL), "cuTexObjectCreate");
+	*handle = t;
+	return e;
+}
+
+/* Work that may still sample the object finishes first. */
+static cudaError_t cuda_tex_destroy(struct ag_backend *b, uint64_t handle)
+{
+	CTX(b);
+	cudaError_t e = check(b, cu.cuCtxSynchronize(), "cuCtxSynchronize");
+
+	if (e == cudaSuccess)
+		e = check(b, cu.cuTexObjectDestroy((CUtexObject)handle), "cuTexObjectDestroy");
+	return e;
+}
+
 const struct ag_backend_ops ag_cuda_backend = {
 	.name = "cuda",
 	.probe = cuda_probe,
@@ -643,4 +715,6 @@ const struct ag_backend_ops ag_cuda_backend = {
 	.event_sync = cuda_event_sync,
 	.event_query = cuda_event_query,
 	.event_elapsed = cuda_event_elapsed,
+	.tex_create = cuda_tex_create,
+	.tex_destroy = cuda_tex_destroy,
 };
