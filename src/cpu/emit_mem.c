@@ -136,6 +136,79 @@ out:
 	return rc;
 }
 
+/* Whether the generic address e_ lies in a .const variable of the module;
+ * "0" when it has none. */
+static void in_const(const struct tr *t, struct strbuf *sb)
+{
+	uint32_t i;
+
+	sb_adds(sb, "(0");
+	for (i = 0; i < t->nmsyms; i++)
+		if (t->msyms[i].kind == TK_GVAR && t->msyms[i].var->space == PTX_SPACE_CONST)
+			sb_addf(sb, " || ag_in(e_, ag_v%u, %lluu)", t->msyms[i].id,
+				(unsigned long long)t->msyms[i].size);
+	sb_adds(sb, ")");
+}
+
+/* Whether e_ lies in the kernel's parameters: only a kernel knows their
+ * size, so a device function's isspacep.param is refused. */
+static int in_param(struct tr *t, const struct ptx_insn *in, struct strbuf *sb)
+{
+	if (!t->fn->is_entry)
+		return tr_unsupported(t, in, "isspacep.param in a device function");
+	sb_addf(sb, "ag_in(e_, prm, %uu)", ptx_param_layout(t->fn, NULL, NULL, NULL, 0));
+	return 0;
+}
+
+/* The test of isspacep.space on the generic address e_: shared, local,
+ * const and param as their storage says (see ag_is_local); global is
+ * every address none of them holds. */
+static int space_test(struct tr *t, const struct ptx_insn *in, struct strbuf *e)
+{
+	struct strbuf c = STRBUF_INIT, prm = STRBUF_INIT;
+	int rc = 0;
+
+	in_const(t, &c);
+	if (tr_has(in, ".shared") || tr_has(in, ".shared::cta") || tr_has(in, ".shared::cluster"))
+		sb_adds(e, "ag_is_shared(w, e_)");
+	else if (tr_has(in, ".local"))
+		sb_adds(e, "ag_is_local(w, e_)");
+	else if (tr_has(in, ".const"))
+		sb_adds(e, c.buf);
+	else if (tr_has(in, ".param"))
+		rc = in_param(t, in, e);
+	else if (!t->fn->is_entry || !(rc = in_param(t, in, &prm)))
+		sb_addf(e, "!(ag_is_shared(w, e_) || ag_is_local(w, e_) || %s || %s)", c.buf,
+			prm.len ? prm.buf : "0");
+	sb_free(&c);
+	sb_free(&prm);
+	return rc;
+}
+
+/* isspacep.space p, a. */
+static int emit_isspacep(struct tr *t, const struct ptx_insn *in)
+{
+	struct strbuf a = STRBUF_INIT, e = STRBUF_INIT;
+	int rc = -1;
+
+	if (tr_mods(t, in, ".global .shared .shared::cta .shared::cluster .local .const .param",
+		    NULL, 0, NULL) || tr_nops(t, in, 2, 2) ||
+	    tr_src(t, in, &in->ops[1], PTX_T_U64, &a) || space_test(t, in, &e))
+		goto out;
+	if (in->nmods != 1) {
+		rc = tr_unsupported(t, in, "state space");
+		goto out;
+	}
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "const uint64_t e_ = %s;\n", a.buf);
+	rc = tr_dst(t, in, &in->ops[0], PTX_T_PRED, e.buf);
+	tr_lanes_end(t);
+out:
+	sb_free(&a);
+	sb_free(&e);
+	return rc;
+}
+
 /* The C expression of an atomic operation on p_ with value v_ (and c_
  * for cas), or NULL when the combination is not supported. */
 static const char *atomic_expr(const struct ptx_insn *in, enum ptx_type ty, struct strbuf *sb)
@@ -249,6 +322,7 @@ tr_emit_fn tr_mem_emitter(const char *opcode)
 		{ "ld", emit_ldst }, { "ldu", emit_ldst }, { "st", emit_ldst }, { "cvta", emit_cvta },
 		{ "atom", emit_atom }, { "red", emit_atom }, { "membar", emit_fence },
 		{ "fence", emit_fence }, { "prefetch", emit_prefetch }, { "prefetchu", emit_prefetch },
+		{ "isspacep", emit_isspacep },
 	};
 	size_t i;
 

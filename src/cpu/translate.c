@@ -230,7 +230,7 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 	struct strbuf list = STRBUF_INIT;
 	uint32_t i, j, sh;
 	unsigned flags, nt;
-	int rc = 0;
+	int rc = 0, co;
 
 	for (i = 0; i < m->nfuncs && rc >= 0; i++) {
 		const struct ptx_func *f = &m->funcs[i];
@@ -241,15 +241,10 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 		sh = 0;
 		flags = 0;
 		reach(t, i, seen, &sh, &flags);
+		/* device functions with barriers need a stack per warp */
+		co = 0;
 		for (j = 0; j < m->nfuncs; j++)
-			if (seen[j] && j != i && t->fi[j].barrier_line) {
-				free(seen);
-				sb_free(&list);
-				return tr_fail(t, t->fi[j].barrier_line,
-					       "barrier inside device function '%s' (called from "
-					       "kernel '%s') is not supported yet",
-					       m->funcs[j].name, f->name);
-			}
+			co |= seen[j] && j != i && t->fi[j].barrier_line;
 		nt = f->reqntid[0] ? f->reqntid[0] * (f->reqntid[1] ? f->reqntid[1] : 1) *
 			(f->reqntid[2] ? f->reqntid[2] : 1) : 0;
 		if (!nt && f->maxntid[0])
@@ -261,8 +256,8 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 		rc = tr_fast_kernel(t, i, seen, (sh + 15) / 16 * 16, out);
 		if (rc == 0)
 			sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
-				"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u);\n}\n\n",
-				i, i, i, (sh + 15) / 16 * 16);
+				"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, %d);\n}\n\n",
+				i, i, i, (sh + 15) / 16 * 16, co);
 	}
 	free(seen);
 	if (rc < 0) {

@@ -341,6 +341,9 @@ static void emit_block(struct tr *t, uint32_t entry, int barriers, uint32_t dyn,
 		"\tif (!S || !pc) {\n\t\tfree(S);\n\t\tfree(pc);\n"
 		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
 		"\t\treturn;\n\t}\n"
+		/* where isspacep.local finds the threads' frames */
+		"\tw.lframe = (const unsigned char *)S;\n\tw.lsize = %s * sizeof(*S);\n"
+		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
 		"\tdo {\n\t\tmore = x = y = z = 0;\n"
 		"\t\tfor (base = 0; base < nt && !b->error; base += 32) {\n"
 		"\t\t\tn = nt - base < 32 ? nt - base : 32;\n"
@@ -359,7 +362,8 @@ static void emit_block(struct tr *t, uint32_t entry, int barriers, uint32_t dyn,
 		"\t\t\t}\n\t\t}\n"
 		"\t} while (more && !b->error);\n"
 		"\tfree(S);\n\tfree(pc);\n}\n\n",
-		entry, dyn, entry, barriers ? "(nt ? nt : 1)" : "1", entry, barriers ? "k" : "0");
+		entry, dyn, entry, barriers ? "(nt ? nt : 1)" : "1", barriers ? "(nt ? nt : 1)" : "1",
+		entry, barriers ? "k" : "0");
 }
 
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,

@@ -288,12 +288,10 @@ static int emit_branch_indexed(struct tr *t, const struct ptx_insn *in)
 	return 0;
 }
 
-/* Lanes under the guard take state st (AG_RET, AG_EXIT, AG_WAIT; a
- * waiting lane resumes at the next block); the others fall through. */
+/* Lanes under the guard take state st (AG_RET or AG_EXIT; exits also
+ * leave the warp's count of live lanes); the others fall through. */
 static int emit_lane_state(struct tr *t, const struct ptx_insn *in, const char *st)
 {
-	const char *wait = strcmp(st, "AG_WAIT") ? "" : " W->ln.pc[l] = %u;";
-
 	sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { if (");
 	if (in && in->guard) {
 		if (tr_guard(t, in, &t->code))
@@ -301,9 +299,9 @@ static int emit_lane_state(struct tr *t, const struct ptx_insn *in, const char *
 	} else {
 		sb_adds(&t->code, "1");
 	}
-	sb_addf(&t->code, ") { W->ln.st[l] = %s;", st);
-	sb_addf(&t->code, wait, t->bb + 1);
-	sb_addf(&t->code, " } else W->ln.pc[l] = %u; }\n", t->bb + 1);
+	sb_addf(&t->code, ") { W->ln.st[l] = %s;%s }", st,
+		strcmp(st, "AG_EXIT") ? "" : " w->exited |= 1u << l;");
+	sb_addf(&t->code, " else W->ln.pc[l] = %u; }\n", t->bb + 1);
 	return 0;
 }
 
@@ -321,72 +319,105 @@ static int emit_exit(struct tr *t, const struct ptx_insn *in)
 	return emit_lane_state(t, in, "AG_EXIT");
 }
 
-/* bar.red.popc.u32 d, 0, {!}p / bar.red.{and,or}.pred d, 0, {!}p: each
- * arriving lane adds its predicate to the block's open reduction and
- * waits; once released it resumes in an extra block that reads the
- * result and goes on to the next one. */
-static int emit_barrier_red(struct tr *t, const struct ptx_insn *in)
+/* The resumption block of bar.red, written to the tail: released lanes
+ * read the reduction of the generation they arrived in and go on. */
+static int emit_barrier_red_resume(struct tr *t, const struct ptx_insn *in, const char *op,
+				   uint32_t resume)
 {
-	const char *op = tr_has(in, ".popc") ? "popc" : tr_has(in, ".and") ? "and_" :
-		tr_has(in, ".or") ? "or_" : NULL;
-	const char *acc = tr_has(in, ".popc") ? "+=" : tr_has(in, ".and") ? "&=" : "|=";
-	struct strbuf p = STRBUF_INIT;
-	enum ptx_type ty;
-	uint32_t n, resume = t->nbb + t->nextra++;
-	struct strbuf code = t->code;
+	struct strbuf code = t->code, p = STRBUF_INIT;
+	int rc;
 
-	if (tr_mods(t, in, ".red .popc .and .or .sync .aligned", &ty, 1, &n) ||
-	    tr_nops(t, in, 3, 4))
-		return -1;
-	if (!op || n != 1 || ty != (op[0] == 'p' ? PTX_T_U32 : PTX_T_PRED) || in->nops != 3 ||
-	    in->ops[1].kind != PTX_OP_IMM || in->ops[1].i != 0)
-		return tr_unsupported(t, in, "only barrier 0 without a thread count");
-	if (tr_src(t, in, &in->ops[2], PTX_T_PRED, &p))
-		return -1;
-	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "w->bar->%s[w->bar->gen & 1] %s (%s);\n"
-		"\t\t\tW->ln.st[l] = AG_WAIT;\n\t\t\tW->ln.pc[l] = %u;\n", op, acc, p.buf, resume);
-	tr_lanes_end(t);
-	sb_free(&p);
-	if (in->guard) {
-		sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l] && !(");
-		tr_guard(t, in, &t->code);
-		sb_addf(&t->code, ")) W->ln.pc[l] = %u;\n", t->bb + 1);
-	}
-	/* The resumption block, written to the tail. */
-	code = t->code;
 	t->code = t->tail;
 	sb_addf(&t->code, "\tcase %u:\n", resume);
 	tr_lanes_begin(t, NULL);
-	sb_addf(&p, "w->bar->%s[(w->bar->gen + 1) & 1]", op);
-	n = tr_dst(t, in, &in->ops[0], op[0] == 'p' ? PTX_T_U32 : PTX_T_PRED, p.buf);
+	sb_addf(&p, "w->bar->%s[W->ln.bid[l]][W->ln.bgen[l] & 1]", op);
+	rc = tr_dst(t, in, &in->ops[0], op[0] == 'p' ? PTX_T_U32 : PTX_T_PRED, p.buf);
 	sb_addf(&t->code, "\t\t\tW->ln.pc[l] = %u;\n", t->bb + 1);
 	tr_lanes_end(t);
 	sb_adds(&t->code, "\t\tbreak;\n");
 	t->tail = t->code;
 	t->code = code;
 	sb_free(&p);
-	return n ? -1 : 0;
+	return rc;
 }
 
-/* bar.sync 0 / barrier.sync 0 / bar 0 (id 0, no thread count). */
-static int emit_barrier(struct tr *t, const struct ptx_insn *in)
+/* The barrier operands a{, b} starting at ops[first] as C expressions of
+ * lane l; *has_n says whether b is there. */
+static int barrier_operands(struct tr *t, const struct ptx_insn *in, uint32_t first,
+			    uint32_t nops, struct strbuf *a, struct strbuf *n, int *has_n)
 {
-	t->fi[t->fidx].flags |= AG_KF_BARRIER;
-	if (!t->fn->is_entry) {
-		if (!t->fi[t->fidx].barrier_line)
-			t->fi[t->fidx].barrier_line = in->line;
-		sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { ag_fault(w, l, 719, "
-			"\"barrier in a device function\"); return; }\n");
+	*has_n = nops > first + 1;
+	if (tr_src(t, in, &in->ops[first], PTX_T_U32, a))
+		return -1;
+	if (!*has_n) {
+		sb_adds(n, "0");
 		return 0;
 	}
-	if (tr_has(in, ".red"))
-		return emit_barrier_red(t, in);
-	if (tr_mods(t, in, ".sync .aligned", NULL, 0, NULL))
+	return tr_src(t, in, &in->ops[first + 1], PTX_T_U32, n);
+}
+
+/*
+ * bar{.cta}.sync / barrier{.cta}.sync / bar a{, b}, bar.arrive a, b and
+ * bar.red.{popc,and,or} d, a{, b}, {!}c: the lanes under the guard
+ * arrive at barrier a (with b threads, or all) and, except for arrive,
+ * wait, resuming at the next block (bar.red: at a block that reads the
+ * result); ag_bar_arrive counts the warp's arrival and may complete the
+ * barrier at once.
+ */
+static int emit_barrier(struct tr *t, const struct ptx_insn *in)
+{
+	const int red = tr_has(in, ".red"), wait = !tr_has(in, ".arrive");
+	const char *op = !red ? NULL : tr_has(in, ".popc") ? "popc" : tr_has(in, ".and") ? "and_" :
+		tr_has(in, ".or") ? "or_" : NULL;
+	const char *acc = !red ? NULL : op && op[0] == 'p' ? "+=" : op && op[0] == 'a' ? "&=" : "|=";
+	uint32_t first = red, nops = in->nops - red, resume = t->bb + 1, n;
+	struct strbuf a = STRBUF_INIT, cnt = STRBUF_INIT, p = STRBUF_INIT;
+	enum ptx_type ty;
+	int has_n, rc = -1;
+
+	t->fi[t->fidx].flags |= AG_KF_BARRIER;
+	if (!t->fn->is_entry && !t->fi[t->fidx].barrier_line)
+		t->fi[t->fidx].barrier_line = in->line;
+	if (tr_mods(t, in, ".sync .arrive .red .popc .and .or .aligned .cta", &ty, 1, &n) ||
+	    tr_nops(t, in, 1 + 2 * red, 2 + 2 * red))
 		return -1;
-	if (in->nops != 1 || in->ops[0].kind != PTX_OP_IMM || in->ops[0].i != 0)
-		return tr_unsupported(t, in, "only barrier 0 without a thread count");
-	return emit_lane_state(t, in, "AG_WAIT");
+	if (red && (!op || n != 1 || ty != (op[0] == 'p' ? PTX_T_U32 : PTX_T_PRED)))
+		return tr_unsupported(t, in, "bar.red needs .popc.u32, .and.pred or .or.pred");
+	if (!red && n)
+		return tr_unsupported(t, in, "type");
+	if (!wait && nops < 2)
+		return tr_fail(t, in->line, "bar.arrive needs a thread count");
+	if (red)
+		resume = t->nbb + t->nextra++;
+	if (barrier_operands(t, in, first, red ? nops - 1 : nops, &a, &cnt, &has_n) ||
+	    (red && tr_src(t, in, &in->ops[in->nops - 1], PTX_T_PRED, &p)))
+		goto out;
+	sb_addf(&t->code, "\t\t{\n\t\tuint32_t ba[32], bn[32], bl = 0;\n"
+		"\t\tfor (l = 0; l < 32; l++) if (m[l]) {\n\t\t\tW->ln.pc[l] = %u;\n\t\t\tif (",
+		t->bb + 1);
+	if (in->guard) {
+		if (tr_guard(t, in, &t->code))
+			goto out;
+	} else {
+		sb_adds(&t->code, "1");
+	}
+	sb_addf(&t->code, ") {\n\t\t\t\tba[l] = %s;\n\t\t\t\tbn[l] = %s;\n"
+		"\t\t\t\tif (ag_bar_bad(w, l, ba[l], bn[l], %d)) return;\n"
+		"\t\t\t\tbl |= 1u << l;\n", a.buf, cnt.buf, has_n);
+	if (red)
+		sb_addf(&t->code, "\t\t\t\tw->bar->%s[ba[l]][w->bar->gen[ba[l]] & 1] %s (%s);\n",
+			op, acc, p.buf);
+	if (wait)
+		sb_addf(&t->code, "\t\t\t\tW->ln.st[l] = AG_WAIT;\n\t\t\t\tW->ln.pc[l] = %u;\n"
+			"\t\t\t\tW->ln.bid[l] = (uint8_t)ba[l];\n"
+			"\t\t\t\tW->ln.bgen[l] = w->bar->gen[ba[l]];\n", resume);
+	sb_adds(&t->code, "\t\t\t}\n\t\t}\n\t\tag_bar_arrive(w, ba, bn, bl);\n\t\t}\n");
+	rc = red ? emit_barrier_red_resume(t, in, op, resume) : 0;
+out:
+	sb_free(&a);
+	sb_free(&cnt);
+	sb_free(&p);
+	return rc;
 }
 
 /* The per-lane storage of a call argument: a callseq .param. */
@@ -640,9 +671,11 @@ static void emit_fallthrough(struct tr *t, int terminated)
 		if (t->bb + 1 < t->nbb)
 			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n",
 				t->bb + 1);
+		else if (t->fn->is_entry)
+			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { W->ln.st[l] = "
+				"AG_EXIT; w->exited |= 1u << l; }\n");
 		else
-			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.st[l] = %s;\n",
-				t->fn->is_entry ? "AG_EXIT" : "AG_RET");
+			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.st[l] = AG_RET;\n");
 	}
 	sb_adds(&t->code, "\t\tbreak;\n");
 }
@@ -718,13 +751,23 @@ static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\tconst unsigned char *const prm = b->env->params;\n"
 		"\tuint8_t m[32];\n\tunsigned l;\n\n"
 		"\t(void)sh; (void)prm; (void)a;\n"
-		"\tfor (;;) switch (ag_pick(&W->ln, m)) {\n%s"
-		"\tdefault:\n\t\treturn;\n\t}\n}\n\n", fidx, fidx, t->code.buf);
-	if (!t->fn->is_entry)
-		sb_addf(out, "static void ag_f%u(struct ag_warp *w, uint8_t *m, "
-			"unsigned char *const *a)\n{\n\tstruct ag_fr%u fr;\n\n"
-			"\tag_enter(&fr.ln, m);\n\tag_run%u(w, &fr, a);\n\tag_leave(&fr.ln, m);\n}\n\n",
-			fidx, fidx, fidx);
+		"\tfor (;;) switch (ag_pick(w, &W->ln, m)) {\n%s"
+		"\tdefault:\n%s\t\treturn;\n\t}\n}\n\n", fidx, fidx, t->code.buf,
+		/* lanes waiting at a barrier inside a device function: the warp
+		 * stops here until the barrier completes */
+		t->fn->is_entry || !t->fi[fidx].barrier_line ? "" :
+		"\t\tif (ag_waiting(&W->ln)) {\n\t\t\tif (ag_yield(w))\n\t\t\t\tcontinue;\n"
+		"\t\t\tb->env->svc->fault(b, 719, \"barrier in a device function called "
+		"without a warp stack\");\n\t\t}\n");
+	if (t->fn->is_entry)
+		return;
+	/* a function with barriers tells them which lanes are not in it */
+	sb_addf(out, "static void ag_f%u(struct ag_warp *w, uint8_t *m, "
+		"unsigned char *const *a)\n{\n\tstruct ag_fr%u fr;\n%s\n"
+		"\tag_enter(&fr.ln, m);\n\tag_run%u(w, &fr, a);\n\tag_leave(&fr.ln, m);\n%s}\n\n",
+		fidx, fidx, t->fi[fidx].barrier_line ? "\tconst uint32_t out = w->outside;\n\n"
+		"\tw->outside |= ~ag_mask_bits(m);\n" : "", fidx,
+		t->fi[fidx].barrier_line ? "\tw->outside = out;\n" : "");
 }
 
 int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)

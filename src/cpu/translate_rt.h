@@ -7,33 +7,68 @@
  * kernel_abi.h, at the top of each module it writes; nothing else includes
  * it.  All of it is static: each module has its own copy.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
 #include <float.h>
 #include <math.h>
 #include <time.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <ucontext.h>
 
 #define AG_INLINE static inline __attribute__((unused))
 
 /* Lane states. */
 enum { AG_RUN, AG_WAIT, AG_RET, AG_EXIT };
 
-/* bar.red reductions of a block: the barrier being filled (gen & 1) and
- * the one just released, whose results the waiting lanes read. */
+struct ag_warp;
+typedef void (*ag_run_fn)(struct ag_warp *w, void *frame, unsigned char *const *a);
+
+/* The block's sixteen barriers (bar.sync/barrier.sync/bar.arrive/bar.red
+ * a{, b}).  PTX counts arrivals per warp: a warp arrives at barrier a once
+ * all its non-exited lanes have (they gather in ag_warp.arr[a]), which adds
+ * 32 to count[a]; the barrier completes when count reaches its thread count
+ * want[a], or without one (want 0) 32 times the warps that have a
+ * non-exited lane.  Completing bumps gen[a]: lanes waiting with an older
+ * generation run again (ag_pick).  bar.red keeps the reductions of the open
+ * generation and of the one just completed, which released lanes read. */
 struct ag_bar {
-	unsigned gen;
-	uint32_t popc[2];
-	uint8_t and_[2], or_[2];
+	uint32_t count[16], want[16], gen[16];
+	uint32_t popc[16][2];
+	uint8_t and_[16][2], or_[16][2];
+	struct ag_warp *ws;
+	unsigned nw;
 };
 
-/* One warp of a block; functions of the module receive it. */
+/* A warp's own stack and context, for kernels whose device functions wait
+ * at barriers: the warp then has to stop inside the call and resume there
+ * (ag_yield) while other warps run. */
+struct ag_co {
+	ucontext_t ctx, sched;
+	void *stack;
+	ag_run_fn run;
+	void *frame;
+	int done;
+};
+
+/* One warp of a block; functions of the module receive it.  The first six
+ * members are positional in the fast path's initializer. */
 struct ag_warp {
 	struct ag_block *b;
 	struct ag_bar *bar;
 	unsigned id, nw;        /* warp index, warps in the block */
 	unsigned dyn;           /* offset of extern .shared in b->shared */
 	uint32_t tid[3][32];
+	uint32_t exited;        /* lanes that have executed exit */
+	uint32_t outside;       /* live lanes outside the device function
+				 * with barriers the warp is in */
+	uint32_t arr[16];       /* lanes arrived at each barrier, warp not yet */
+	struct ag_co *co;       /* NULL: the warp runs on the worker's stack */
+	const unsigned char *lframe;    /* the kernel frames of the block */
+	size_t lsize;
+	uintptr_t stack_hi;     /* the stack above the block's device frames */
 };
 
 /* The first member of every frame: where each lane is. */
@@ -41,24 +76,39 @@ struct ag_lanes {
 	uint32_t pc[32];
 	uint8_t st[32];
 	uint8_t cc[32];         /* carry flag of add.cc/sub.cc and friends */
+	uint8_t bid[32];        /* the barrier a waiting lane waits at */
+	uint32_t bgen[32];      /* and its generation then */
 };
 
-typedef void (*ag_run_fn)(struct ag_warp *w, void *frame, unsigned char *const *a);
 typedef void (*ag_func_fn)(struct ag_warp *w, uint8_t *m, unsigned char *const *a);
 
 /* Picks the lowest pc among running lanes (program order: divergent lanes
- * meet again at the earliest common block) and the lanes at it. */
-AG_INLINE uint32_t ag_pick(const struct ag_lanes *ln, uint8_t *m)
+ * meet again at the earliest common block) and the lanes at it.  Waiting
+ * lanes whose barrier has completed since run again. */
+AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t *m)
 {
 	uint32_t pc = UINT32_MAX;
 	unsigned l;
 
-	for (l = 0; l < 32; l++)
+	for (l = 0; l < 32; l++) {
+		if (ln->st[l] == AG_WAIT && w->bar->gen[ln->bid[l]] != ln->bgen[l])
+			ln->st[l] = AG_RUN;
 		if (ln->st[l] == AG_RUN && ln->pc[l] < pc)
 			pc = ln->pc[l];
+	}
 	for (l = 0; l < 32; l++)
 		m[l] = ln->st[l] == AG_RUN && ln->pc[l] == pc;
 	return pc;
+}
+
+AG_INLINE int ag_waiting(const struct ag_lanes *ln)
+{
+	unsigned l;
+
+	for (l = 0; l < 32; l++)
+		if (ln->st[l] == AG_WAIT)
+			return 1;
+	return 0;
 }
 
 AG_INLINE void ag_enter(struct ag_lanes *ln, const uint8_t *m)
@@ -81,27 +131,203 @@ AG_INLINE void ag_leave(const struct ag_lanes *ln, uint8_t *m)
 			m[l] = 0;
 }
 
-/* Runs one block: every warp until its lanes exit or wait at the barrier;
- * when all that have not exited wait, releases them.  Exited threads count
- * as arrived, so a barrier can never hold threads that all wait. */
+/* Barrier a completes: its waiting lanes are released and the next
+ * generation's reductions start empty. */
+AG_INLINE void ag_bar_complete(struct ag_bar *bar, unsigned a)
+{
+	unsigned g;
+
+	bar->count[a] = 0;
+	g = ++bar->gen[a] & 1;
+	bar->popc[a][g] = 0;
+	bar->and_[a][g] = 1;
+	bar->or_[a][g] = 0;
+}
+
+/* Warps whose non-exited lanes have all arrived at barrier a add their
+ * arrival; then a completes when enough threads have.  1 when it did.
+ * Lanes outside the call a warp waits in cannot run before it returns;
+ * in a valid program they exit without arriving (CUDA leaves a barrier
+ * that threads reach through different calls undefined), so they count
+ * as exited. */
+AG_INLINE int ag_bar_settle(struct ag_bar *bar, unsigned a)
+{
+	uint32_t need = 0;
+	unsigned i;
+
+	for (i = 0; i < bar->nw; i++) {
+		struct ag_warp *w = &bar->ws[i];
+
+		if (w->arr[a] && (w->arr[a] | w->exited | w->outside) == 0xffffffffu) {
+			w->arr[a] = 0;
+			bar->count[a] += 32;
+		}
+		need += w->exited != 0xffffffffu ? 32 : 0;
+	}
+	if (bar->want[a])
+		need = bar->want[a];
+	if (!bar->count[a] || bar->count[a] < need)
+		return 0;
+	ag_bar_complete(bar, a);
+	return 1;
+}
+
+/* Lanes 'lanes' of w arrive at the barriers ids[l] with thread counts
+ * n[l] (0: all threads); lanes of one warp normally agree on both. */
+AG_INLINE void ag_bar_arrive(struct ag_warp *w, const uint32_t *ids, const uint32_t *n,
+			     uint32_t lanes)
+{
+	while (lanes) {
+		unsigned first = (unsigned)__builtin_ctz(lanes), a = ids[first], l;
+		uint32_t same = 0;
+
+		for (l = first; l < 32; l++)
+			if ((lanes >> l & 1) && ids[l] == a)
+				same |= 1u << l;
+		lanes &= ~same;
+		w->bar->want[a] = n[first];
+		w->arr[a] |= same;
+		ag_bar_settle(w->bar, a);
+	}
+}
+
+/* 1 (after a fault naming lane l) when barrier id a or thread count n is
+ * outside what PTX allows: ids 0..15, counts nonzero multiples of 32. */
+AG_INLINE int ag_bar_bad(struct ag_warp *w, unsigned l, uint32_t a, uint32_t n, int has_n)
+{
+	const char *why = a > 15 ? "barrier id outside 0..15" :
+		has_n && (n == 0 || n % 32) ? "barrier thread count not a nonzero multiple of 32" :
+		NULL;
+
+	if (why) {
+		w->b->tid[0] = w->tid[0][l];
+		w->b->tid[1] = w->tid[1][l];
+		w->b->tid[2] = w->tid[2][l];
+		w->b->env->svc->fault(w->b, 719, why);
+	}
+	return why != NULL;
+}
+
+/* A warp inside a device function whose lanes all wait at barriers lets
+ * the other warps run; it resumes here.  0 when the warp has no stack of
+ * its own (the translator gives kernels that need one one). */
+AG_INLINE int ag_yield(struct ag_warp *w)
+{
+	if (!w->co)
+		return 0;
+	swapcontext(&w->co->ctx, &w->co->sched);
+	return 1;
+}
+
+/* The body of a warp with its own stack: run until every lane is done,
+ * yielding while lanes wait at a barrier of the kernel itself. */
+static void ag_co_main(unsigned lo, unsigned hi)
+{
+	struct ag_warp *w = (struct ag_warp *)(uintptr_t)(((uint64_t)hi << 32) | lo);
+
+	for (;;) {
+		w->co->run(w, w->co->frame, NULL);
+		if (w->b->error || !ag_waiting((const struct ag_lanes *)w->co->frame))
+			break;
+		ag_yield(w);
+	}
+	w->co->done = 1;
+}
+
+#define AG_CO_STACK (16u << 20)
+
+/* Gives warp w its own stack and context; 0 on success. */
+static int ag_co_start(struct ag_warp *w, struct ag_co *co, ag_run_fn run, void *frame)
+{
+	uintptr_t p = (uintptr_t)w;
+
+	memset(co, 0, sizeof(*co));
+	co->stack = mmap(NULL, AG_CO_STACK, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (co->stack == MAP_FAILED || getcontext(&co->ctx)) {
+		co->stack = NULL;
+		return -1;
+	}
+	co->run = run;
+	co->frame = frame;
+	w->stack_hi = (uintptr_t)co->stack + AG_CO_STACK;
+	co->ctx.uc_stack.ss_sp = co->stack;
+	co->ctx.uc_stack.ss_size = AG_CO_STACK;
+	co->ctx.uc_link = &co->sched;
+	makecontext(&co->ctx, (void (*)(void))ag_co_main, 2, (unsigned)p,
+		    (unsigned)((uint64_t)p >> 32));
+	w->co = co;
+	return 0;
+}
+
+/* Runs warp i until it finishes or all its lanes wait; 1 when finished. */
+static int ag_warp_step(struct ag_warp *w, ag_run_fn run, void *frame)
+{
+	if (w->co) {
+		swapcontext(&w->co->sched, &w->co->ctx);
+		return w->co->done;
+	}
+	run(w, frame, NULL);
+	return !ag_waiting((const struct ag_lanes *)frame);
+}
+
+AG_INLINE unsigned ag_bar_gens(const struct ag_bar *bar)
+{
+	unsigned a, s = 0;
+
+	for (a = 0; a < 16; a++)
+		s += bar->gen[a];
+	return s;
+}
+
+/* Runs the block's warps in turn, each until it finishes or waits, then
+ * settles the barriers (exits may complete them), until every warp has
+ * finished.  A round in which no barrier completes while warps still wait
+ * is a deadlock, which a GPU would hang on: the launch fails instead. */
+static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
+			  unsigned char *fr, size_t frame_size, ag_run_fn run)
+{
+	unsigned i, a, gens, left;
+	uint8_t done[32] = { 0 };
+
+	do {
+		gens = ag_bar_gens(ws[0].bar);
+		left = 0;
+		for (i = 0; i < nw && !b->error; i++)
+			if (!done[i]) {
+				done[i] = (uint8_t)ag_warp_step(&ws[i], run, fr + i * frame_size);
+				left += !done[i];
+			}
+		for (a = 0; a < 16; a++)
+			ag_bar_settle(ws[0].bar, a);
+		if (left && gens == ag_bar_gens(ws[0].bar) && !b->error)
+			b->env->svc->fault(b, 719, "barrier deadlock: warps wait at barriers "
+					   "that can no longer complete");
+	} while (left && !b->error);
+}
+
+/* Runs one block: sets up its warps (lanes past the block's threads start
+ * as exited) and runs them between barriers.  co: every warp gets a stack
+ * of its own (device functions with barriers). */
 __attribute__((unused))
 static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
-			 unsigned dyn)
+			 unsigned dyn, int co)
 {
 	const struct ag_kernel_env *env = b->env;
 	unsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2];
-	unsigned nw = (nt + 31) / 32, i, l, t, waiting;
-	struct ag_bar bar = { 0, { 0, 0 }, { 1, 1 }, { 0, 0 } };
-	struct ag_warp *ws = malloc(nw * sizeof(*ws));
+	unsigned nw = (nt + 31) / 32, i, l, t;
+	struct ag_bar bar;
+	struct ag_warp *ws = calloc(nw ? nw : 1, sizeof(*ws));
+	struct ag_co *cos = co ? calloc(nw ? nw : 1, sizeof(*cos)) : NULL;
 	unsigned char *fr = aligned_alloc(64, (nw * frame_size + 63) / 64 * 64);
+	int ok = ws && fr && (cos || !co);
 
-	if (!ws || !fr) {
-		free(ws);
-		free(fr);
-		env->svc->fault(b, 2, "out of memory for the block's registers");
-		return;
-	}
-	for (i = 0; i < nw; i++) {
+	memset(&bar, 0, sizeof(bar));
+	for (i = 0; i < 16; i++)
+		bar.and_[i][0] = 1;
+	bar.ws = ws;
+	bar.nw = nw;
+	for (i = 0; ok && i < nw; i++) {
 		struct ag_lanes *ln = (struct ag_lanes *)(fr + i * frame_size);
 
 		ws[i].b = b;
@@ -109,6 +335,9 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 		ws[i].id = i;
 		ws[i].nw = nw;
 		ws[i].dyn = dyn;
+		ws[i].lframe = fr;
+		ws[i].lsize = nw * frame_size;
+		ws[i].stack_hi = (uintptr_t)__builtin_frame_address(0);
 		for (l = 0; l < 32; l++) {
 			t = i * 32 + l;
 			ws[i].tid[0][l] = t % env->ntid[0];
@@ -116,28 +345,43 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 			ws[i].tid[2][l] = t / (env->ntid[0] * env->ntid[1]);
 			ln->pc[l] = 0;
 			ln->st[l] = t < nt ? AG_RUN : AG_EXIT;
+			ws[i].exited |= t < nt ? 0 : 1u << l;
 		}
+		if (co && ag_co_start(&ws[i], &cos[i], run, ln))
+			ok = 0;
 	}
-	do {
-		waiting = 0;
-		for (i = 0; i < nw && !b->error; i++)
-			run(&ws[i], fr + i * frame_size, NULL);
-		bar.gen++;
-		bar.popc[bar.gen & 1] = 0;
-		bar.and_[bar.gen & 1] = 1;
-		bar.or_[bar.gen & 1] = 0;
-		for (i = 0; i < nw && !b->error; i++) {
-			struct ag_lanes *ln = (struct ag_lanes *)(fr + i * frame_size);
-
-			for (l = 0; l < 32; l++)
-				if (ln->st[l] == AG_WAIT) {
-					ln->st[l] = AG_RUN;
-					waiting = 1;
-				}
-		}
-	} while (waiting && !b->error);
+	if (ok)
+		ag_block_warps(b, ws, nw, fr, frame_size, run);
+	else
+		env->svc->fault(b, 2, "out of memory for the block's warps");
+	for (i = 0; cos && i < nw; i++)
+		if (cos[i].stack)
+			munmap(cos[i].stack, AG_CO_STACK);
+	free(cos);
 	free(fr);
 	free(ws);
+}
+
+/* isspacep: the state space of a generic address.  Shared memory is the
+ * block's window; local memory the frames of the block's threads: kernel
+ * frames where the block function keeps them, device function frames on
+ * the stack between this call and the block's run (a thread can only hold
+ * addresses of its own). */
+AG_INLINE int ag_is_shared(const struct ag_warp *w, uint64_t p)
+{
+	return p - (uintptr_t)w->b->shared < (uint64_t)w->dyn + w->b->env->dyn_shared;
+}
+
+static __attribute__((noinline, unused)) int ag_is_local(const struct ag_warp *w, uint64_t p)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
+	return p - (uintptr_t)w->lframe < w->lsize || (p >= here && p < w->stack_hi);
+}
+
+AG_INLINE int ag_in(uint64_t p, const void *base, uint64_t size)
+{
+	return p - (uintptr_t)base < size;
 }
 
 /* Names the thread of lane l for the services' messages. */

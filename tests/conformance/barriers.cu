@@ -3,7 +3,11 @@
  * (the number of threads of the block whose predicate is true),
  * bar.red.and.pred and bar.red.or.pred, for blocks of several sizes
  * (including one that is not a multiple of the warp size) and predicate
- * patterns (none, all, one thread, every third, the last thread).
+ * patterns (none, all, one thread, every third, the last thread); and
+ * named barriers with thread counts: halves of a block synchronizing on
+ * their own barriers (bar.sync 1, 64 / 2, 64, ids from a register too),
+ * a producer half that bar.arrive's and a consumer half that bar.sync's on
+ * the same id, round after round, and bar.red on barrier 5 with a count.
  */
 #include "conf.h"
 
@@ -38,8 +42,67 @@ __global__ void k_bar_red(u32 *out)
 	out[k * n + t] = c | a << 16 | o << 17;
 }
 
+/*
+ * A 128-thread block in two halves of two warps.  Each half exchanges
+ * values through shared memory behind its own barrier (1 and 2 with 64
+ * threads; the id of the second from a register).  Then, for 8 rounds,
+ * the first half produces msg[] and bar.arrive 3, 128 while the second
+ * bar.sync 3, 128 and consumes it; bar.sync 4, 128 by everyone lets the
+ * producers write the next round.  Last, bar.red.popc on barrier 5 with
+ * 128 threads counts the odd threads.
+ */
+__global__ void k_named(u32 *out, u32 id2)
+{
+	__shared__ u32 s[128], msg[64];
+	u32 t = threadIdx.x, half = t / 64, i = t % 64, acc = 0, c;
+
+	s[t] = t * 3 + 1;
+	if (half == 0)
+		asm volatile("bar.sync 1, 64;" ::: "memory");
+	else
+		asm volatile("barrier.sync.aligned %0, 64;" ::"r"(id2) : "memory");
+	out[t] = s[half * 64 + (i + 1) % 64];
+	for (u32 r = 0; r < 8; r++) {
+		if (half == 0) {
+			msg[i] = 1000 * r + i;
+			asm volatile("bar.arrive 3, 128;" ::: "memory");
+		} else {
+			asm volatile("bar.sync 3, 128;" ::: "memory");
+			acc += msg[63 - i] * (r + 1);
+		}
+		asm volatile("bar.sync 4, 128;" ::: "memory");
+	}
+	asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; bar.red.popc.u32 %0, 5, 128, p; }"
+		     : "=r"(c) : "r"(t & 1));
+	out[128 + t] = acc;
+	out[256 + t] = c;
+}
+
+static void run_named(void)
+{
+	u32 got[384], *d;
+
+	CK(cudaMalloc(&d, sizeof(got)));
+	k_named<<<1, 128>>>(d, 2);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(got, d, sizeof(got), cudaMemcpyDeviceToHost));
+	CK(cudaFree(d));
+	for (u32 t = 0; t < 128; t++) {
+		u32 want = ((t / 64) * 64 + (t % 64 + 1) % 64) * 3 + 1, acc = 0;
+
+		check(got[t] == want, "bar.sync 1/2, 64: thread %u read %u, want %u", t, got[t], want);
+		for (u32 r = 0; t >= 64 && r < 8; r++)
+			acc += (1000 * r + 63 - t % 64) * (r + 1);
+		check(got[128 + t] == acc, "bar.arrive/bar.sync 3, 128: thread %u summed %u, want %u",
+		      t, got[128 + t], acc);
+		check(got[256 + t] == 64, "bar.red.popc 5, 128: thread %u got %u, want 64", t,
+		      got[256 + t]);
+	}
+}
+
 int main()
 {
+	run_named();
 	for (u32 n : { 32u, 48u, 128u, 1024u }) {
 		std::vector<u32> got(5 * n);
 		u32 *d;

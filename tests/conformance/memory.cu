@@ -3,8 +3,9 @@
  * data (so it stays in local memory) and cvta in both directions (to a
  * generic address and back to the space's own window) for .global,
  * .shared and .local, with loads and stores through each kind of
- * address.  isspacep, which the engine refuses today, is in
- * memory_isspacep_pending.cu.
+ * address; isspacep on generic addresses of every space, from kernels
+ * run in lockstep and one thread at a time and from a device function
+ * handed its caller's local address.
  */
 #include "conf.h"
 
@@ -107,9 +108,94 @@ static void run_spaces(void)
 	check(got[2] == 1, "cvta.to.shared of cvta.shared: not the same address");
 }
 
+/* isspacep of generic address p: bit i set when the test of space i says
+ * yes (0 global, 1 shared, 2 local, 3 const). */
+__device__ __forceinline__ u32 spaces_of(const void *p)
+{
+	u32 g, s, l, c;
+
+	asm volatile("{ .reg .pred p; isspacep.global p, %4; selp.u32 %0, 1, 0, p;"
+		     " isspacep.shared p, %4; selp.u32 %1, 1, 0, p;"
+		     " isspacep.local p, %4; selp.u32 %2, 1, 0, p;"
+		     " isspacep.const p, %4; selp.u32 %3, 1, 0, p; }"
+		     : "=r"(g), "=r"(s), "=r"(l), "=r"(c) : "l"(p));
+	return g | s << 1 | l << 2 | c << 3;
+}
+
+__device__ __noinline__ u32 spaces_in_call(const u32 *callers_local, u32 t)
+{
+	u32 mine[2];
+
+	mine[t & 1] = t;
+	return spaces_of(callers_local) | spaces_of(mine) << 4;
+}
+
+__constant__ u32 c_table[4] = { 1, 2, 3, 4 };
+
+struct big {
+	u32 v[4];
+};
+
+/* Each thread: the spaces of a global, static and dynamic shared, local
+ * and constant address, and of a local one seen from a device function;
+ * 4 bits each.  LOCKSTEP: a shuffle makes the kernel run its warps in
+ * lockstep (else it runs one thread at a time); .param through a
+ * __grid_constant__ parameter, whose address stays in parameter space. */
+template <bool LOCKSTEP>
+__global__ void k_isspacep(u32 *g, u32 *out, const __grid_constant__ big prm)
+{
+	extern __shared__ u32 dyn[];
+	__shared__ u32 s;
+	u32 l[2];
+	u32 t = threadIdx.x, p;
+
+	l[t & 1] = t;
+	s = dyn[t] = 0;
+	if (LOCKSTEP)
+		t = __shfl_sync(~0u, t, t);
+	asm volatile("{ .reg .pred q; isspacep.param q, %1; selp.u32 %0, 1, 0, q; }"
+		     : "=r"(p) : "l"(&prm));
+	out[4 * t] = spaces_of(g) | spaces_of(&s) << 4 | spaces_of(dyn + t) << 8 |
+		spaces_of(l) << 12 | spaces_of(c_table + 1) << 16;
+	out[4 * t + 1] = spaces_in_call(l, t);
+	out[4 * t + 2] = p | spaces_of(&prm) << 4;
+}
+
+static void run_isspacep(int lockstep)
+{
+	u32 got[4 * THREADS], *d;
+	big prm = { { 1, 2, 3, 4 } };
+	/* global, shared, shared, local, const */
+	u32 want = 1 | 2 << 4 | 2 << 8 | 4 << 12 | 8 << 16;
+
+	CK(cudaMalloc(&d, sizeof(got) + 4));
+	CK(cudaMemset(d, 0, sizeof(got) + 4));
+	if (lockstep)
+		k_isspacep<true><<<1, THREADS, THREADS * 4>>>(d, d + 1, prm);
+	else
+		k_isspacep<false><<<1, THREADS, THREADS * 4>>>(d, d + 1, prm);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(got, d + 1, sizeof(got), cudaMemcpyDeviceToHost));
+	CK(cudaFree(d));
+	for (u32 t = 0; t < THREADS; t++) {
+		check(got[4 * t] == want, "isspacep (%s), thread %u: got %#x, want %#x (hex digits from "
+		      "the right: global, shared, dynamic shared, local, const; bits: global, "
+		      "shared, local, const)", lockstep ? "lockstep" : "one thread at a time", t,
+		      got[4 * t], want);
+		check(got[4 * t + 1] == (4 | 4 << 4), "isspacep in a device function (%s), thread "
+		      "%u: got %#x, want 0x44 (the caller's local, its own local)",
+		      lockstep ? "lockstep" : "one thread at a time", t, got[4 * t + 1]);
+		check(got[4 * t + 2] == 1, "isspacep.param of a __grid_constant__ parameter (%s), "
+		      "thread %u: got %#x, want 1 (param, and in no other space)",
+		      lockstep ? "lockstep" : "one thread at a time", t, got[4 * t + 2]);
+	}
+}
+
 int main()
 {
 	run_local();
 	run_spaces();
+	run_isspacep(0);
+	run_isspacep(1);
 	return verdict("memory");
 }

@@ -498,7 +498,7 @@ static void test_unsupported(void **state)
 		"\tadd.rz.s32 %r1, %r2, %r2;\n\tret;\n}\n",
 		"unsupported instruction 'add.rz.s32' at line 7");
 	refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
-		"\tbar.sync 1;\n\tret;\n}\n", "unsupported instruction 'bar.sync' at line 7");
+		"\tbar.arrive 1;\n\tret;\n}\n", "bar.arrive needs a thread count");
 	refused(HEADER ".extern .func foo();\n.visible .entry k()\n{\n"
 		"\tcall.uni foo, ();\n\tret;\n}\n", "unknown extern function 'foo'");
 }
