@@ -492,8 +492,18 @@ static void test_unsupported(void **state)
 	refused(HEADER ".visible .entry k(.param .u64 t)\n{\n"
 		"\t.reg .f32 %f<8>;\n\t.reg .b64 %rd1;\n"
 		"\tld.param.u64 %rd1, [t];\n"
-		"\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];\n"
-		"\tret;\n}\n", "unsupported instruction 'tex.2d.v4.f32.f32' at line 9");
+		"\ttex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];\n"
+		"\tret;\n}\n",
+		"unsupported instruction 'tex.a2d.v4.f32.f32' at line 9 (layered textures)");
+	refused(HEADER ".global .texref tref;\n.visible .entry k()\n{\n"
+		"\t.reg .f32 %f<8>;\n"
+		"\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tref, {%f5, %f6}];\n"
+		"\tret;\n}\n", "(texture and surface references (only objects))");
+	refused(HEADER ".visible .entry k(.param .u64 t)\n{\n"
+		"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd1;\n"
+		"\tld.param.u64 %rd1, [t];\n"
+		"\tsust.p.2d.b32.trap [%rd1, {%r1, %r2}], {%r3};\n"
+		"\tret;\n}\n", "(formatted surface stores (sust.p))");
 	refused(HEADER ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
 		"\tadd.rz.s32 %r1, %r2, %r2;\n\tret;\n}\n",
 		"unsupported instruction 'add.rz.s32' at line 7");
