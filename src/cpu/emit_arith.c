@@ -222,10 +222,8 @@ static int emit_mul(struct tr *t, const struct ptx_insn *in)
 		return emit_mad_carry(t, in, &k, carry_in);
 	if (k.half && !mad)
 		return emit_half(t, in, &k);
-	if (tr_is_float(k.ty) && k.mode && mad && k.ty == PTX_T_F64)
-		return tr_unsupported(t, in, "directed rounding of an f64 fma");
 	if (tr_is_float(k.ty) && k.mode)
-		return emit_tmpl(t, in, &k, mad ? "ag_fma_f32r($1, $2, $3, $M)" :
+		return emit_tmpl(t, in, &k, mad ? "ag_fma_$Pr($1, $2, $3, $M)" :
 				 "ag_mul_$Pr($1, $2, $M)");
 	if (tr_is_float(k.ty))
 		return emit_tmpl(t, in, &k, mad ? "fma$F($1, $2, $3)" : "$1 * $2");
@@ -312,7 +310,7 @@ static int emit_float_fn(struct tr *t, const struct ptx_insn *in)
 		{ "fma", ".rn .ftz .sat", "fma$F($1, $2, $3)", 3, 0 },
 		{ "rcp", ".rn .approx .ftz", "1.0$F / $1", 1, 0 },
 		{ "sqrt", ".rn .approx .ftz", "sqrt$F($1)", 1, 0 },
-		{ "fma", ".rz .rm .rp .ftz .sat", "ag_fma_f32r($1, $2, $3, $M)", 3, 1 },
+		{ "fma", ".rz .rm .rp .ftz .sat", "ag_fma_$Pr($1, $2, $3, $M)", 3, 0 },
 		{ "rcp", ".rz .rm .rp .ftz", "ag_div_$Pr(1.0$F, $1, $M)", 1, 0 },
 		{ "sqrt", ".rz .rm .rp .ftz", "ag_sqrt_$Pr($1, $M)", 1, 0 },
 		{ "rsqrt", ".approx .ftz", "1.0$F / sqrt$F($1)", 1, 0 },

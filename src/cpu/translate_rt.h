@@ -741,6 +741,34 @@ AG_INLINE double ag_div_f64r(double a, double b, int mode)
 AG_INLINE double ag_sqrt_f64r(double a, int mode)
 { double s = sqrt(a); return ag_step_f64(s, ag_sgnl(fmal(-(long double)s, s, a)), mode, 0); }
 
+/* binary128: 113 bits hold any product of two doubles exactly. */
+#if LDBL_MANT_DIG >= 113
+typedef long double ag_f128;
+#else
+typedef __float128 ag_f128;
+#endif
+
+/* f64 fma rounded toward zero (1), down (2) or up (3): r, the fma rounded
+ * to nearest, is stepped by the sign of the exact rest a*b + c - r, which
+ * is (s - r) + e with s + e = a*b + c exactly (TwoSum in binary128, where
+ * a*b is exact and nothing underflows); s - r is exact (they are within
+ * one double step of each other). */
+AG_INLINE double ag_fma_f64r(double a, double b, double c, int mode)
+{
+	double r = fma(a, b, c);
+	ag_f128 p, s, bb, e;
+
+	if (!isfinite(r))
+		return ag_step_f64(r, 0, mode, isfinite(a) && isfinite(b) && isfinite(c));
+	p = (ag_f128)a * b;
+	s = p + c;
+	if (r == 0 && s == 0)
+		return ag_zero_sum(signbit(a) != signbit(b) ? -1.0 : 1.0, c, mode);
+	bb = s - p;
+	e = (p - (s - bb)) + (c - bb);
+	return ag_step_f64(r, ag_sgnl((long double)((s - r) + e)), mode, 1);
+}
+
 /* shf: the funnel of b:a shifted left (high word kept) or right (low
  * word kept) by c, which wraps mod 32 or clamps to 32. */
 AG_INLINE uint32_t ag_shf(uint32_t a, uint32_t b, uint32_t c, int left, int clamp)

@@ -3,8 +3,9 @@
  * in the four IEEE rounding modes (.rn .rz .rm .rp), with .ftz (subnormal
  * inputs and results become zero of the same sign) and .sat (clamp to
  * [0, 1], NaN to +0), and abs/neg, against float_ref.h.  A NaN result may
- * be any NaN.  fma.rz/.rm/.rp.f64, which the engine refuses today, are
- * in float_fma64_pending.cu.
+ * be any NaN.  The f64 fmas in the directed modes also get operands
+ * whose product nearly cancels c, so that the rounding hangs on the
+ * product's low bits, with results down to the subnormals.
  */
 #include "float_ref.h"
 
@@ -54,6 +55,33 @@ F64(mul_rp_f64, "mul.rp.f64 %0, %1, %2;", f64op(MUL, RP, a, b, c))
 F64(div_rz_f64, "div.rz.f64 %0, %1, %2;", f64op(DIV, RZ, a, b, c))
 F64(div_rm_f64, "div.rm.f64 %0, %1, %2;", f64op(DIV, RM, a, b, c))
 F64(div_rp_f64, "div.rp.f64 %0, %1, %2;", f64op(DIV, RP, a, b, c))
+F64(fma_rz_f64, "fma.rz.f64 %0, %1, %2, %3;", f64op(FMA, RZ, a, b, c))
+F64(fma_rm_f64, "fma.rm.f64 %0, %1, %2, %3;", f64op(FMA, RM, a, b, c))
+F64(fma_rp_f64, "fma.rp.f64 %0, %1, %2, %3;", f64op(FMA, RP, a, b, c))
+F64(mad_rm_f64, "mad.rm.f64 %0, %1, %2, %3;", f64op(FMA, RM, a, b, c))
+
+/* a*b + c where c is minus the product rounded to nearest, give or take
+ * a few units, at magnitudes from huge to subnormal: the exact result is
+ * the product's rounding error and its neighbours. */
+static inputs cancelling(int n)
+{
+	inputs in;
+
+	for (int i = 0; i < n; i++) {
+		int scale = (int)(rnd() % 2100) - 1075;
+		double a = ldexp(1 + (double)(rnd() >> 12) / 4503599627370496.0, scale / 2);
+		double b = ldexp(1 + (double)(rnd() >> 12) / 4503599627370496.0, scale - scale / 2);
+		double c = -(a * b);
+		u64 cb = bits64(c) + (rnd() % 5) - 2;
+
+		if (rnd() & 1)
+			a = -a;
+		if (rnd() & 1)
+			cb ^= 0x8000000000000000ull;
+		in.add(bits64(a), bits64(b), (rnd() & 3) ? cb : bits64(c));
+	}
+	return in;
+}
 
 int main()
 {
@@ -105,5 +133,13 @@ int main()
 	RUN(div_rz_f64, d, same_f64);
 	RUN(div_rm_f64, d, same_f64);
 	RUN(div_rp_f64, d, same_f64);
+	inputs f = corner_inputs(f64_corners, 64, 6000), x = cancelling(20000);
+	RUN(fma_rz_f64, f, same_f64);
+	RUN(fma_rm_f64, f, same_f64);
+	RUN(fma_rp_f64, f, same_f64);
+	RUN(mad_rm_f64, f, same_f64);
+	RUN(fma_rz_f64, x, same_f64);
+	RUN(fma_rm_f64, x, same_f64);
+	RUN(fma_rp_f64, x, same_f64);
 	return conf_verdict("float_arith");
 }
