@@ -1,7 +1,7 @@
 /*
  * emit_warp.c - what only exists because lanes run as a warp: shfl.sync,
- * vote.sync, match.sync, activemask, bar.warp.sync, and the special
- * registers (%tid, %laneid, %clock ...).  Lanes of a warp run each
+ * vote.sync, match.sync, activemask, bar.warp.sync, nanosleep, and the
+ * special registers (%tid, %laneid, %clock ...).  Lanes of a warp run each
  * instruction together, so a warp operation reads all lanes' sources
  * first, then writes each active lane's result.
  */
@@ -226,6 +226,30 @@ static int emit_warp_sync(struct tr *t, const struct ptx_insn *in)
 	return 0;
 }
 
+/* nanosleep t: PTX allows any sleep from 0 to 2t; one yield of the OS
+ * thread for the warp lets other blocks (a spinning waiter's producer)
+ * run. */
+static int emit_nanosleep(struct tr *t, const struct ptx_insn *in)
+{
+	struct strbuf d = STRBUF_INIT;
+	enum ptx_type ty;
+	uint32_t n;
+
+	if (tr_mods(t, in, "", &ty, 1, &n) || tr_nops(t, in, 1, 1))
+		return -1;
+	if (n != 1 || ty != PTX_T_U32)
+		return tr_unsupported(t, in, "type");
+	if (tr_src(t, in, &in->ops[0], PTX_T_U32, &d))
+		return -1;
+	sb_adds(&t->code, "\t\t{\n\t\tint sleep_ = 0;\n");
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "sleep_ |= (%s) > 0;\n", d.buf);
+	tr_lanes_end(t);
+	sb_adds(&t->code, "\t\tif (sleep_)\n\t\t\tsched_yield();\n\t\t}\n");
+	sb_free(&d);
+	return 0;
+}
+
 tr_emit_fn tr_warp_emitter(const char *opcode)
 {
 	static const struct {
@@ -234,7 +258,7 @@ tr_emit_fn tr_warp_emitter(const char *opcode)
 	} tab[] = {
 		{ "shfl", emit_shfl }, { "vote", emit_vote }, { "match", emit_match },
 		{ "activemask", emit_activemask }, { "bar", emit_warp_sync },
-		{ "redux", emit_redux },
+		{ "redux", emit_redux }, { "nanosleep", emit_nanosleep },
 	};
 	size_t i;
 
@@ -253,7 +277,8 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 		int wide;
 	} plain[] = {
 		{ "%laneid", "(uint32_t)l", 0 }, { "%warpid", "w->id", 0 },
-		{ "%nwarpid", "w->nw", 0 }, { "%smid", "b->worker", 0 },
+		{ "%nwarpid", "w->nw", 0 }, { "%smid", "(b->worker % ag_nsm)", 0 },
+		{ "%nsmid", "ag_nsm", 0 }, { "%gridid", "(uint64_t)(uintptr_t)b->env", 1 },
 		{ "%clock", "(uint32_t)ag_clock()", 0 }, { "%clock_hi", "(uint32_t)(ag_clock() >> 32)", 0 },
 		{ "%clock64", "ag_clock()", 1 }, { "%globaltimer", "ag_globaltimer()", 1 },
 		{ "%globaltimer_lo", "(uint32_t)ag_globaltimer()", 0 },

@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #define AG_INLINE static inline __attribute__((unused))
 
@@ -382,6 +383,17 @@ static __attribute__((noinline, unused)) int ag_is_local(const struct ag_warp *w
 AG_INLINE int ag_in(uint64_t p, const void *base, uint64_t size)
 {
 	return p - (uintptr_t)base < size;
+}
+
+/* %nsmid: the multiProcessorCount the device reports, one per online CPU;
+ * %smid is the worker's index modulo it. */
+static unsigned ag_nsm = 1;
+
+__attribute__((constructor, unused)) static void ag_nsm_init(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	ag_nsm = n > 0 ? (unsigned)n : 1;
 }
 
 /* Names the thread of lane l for the services' messages. */
