@@ -280,7 +280,7 @@ RT_API cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 	return g && !g->owned ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 /* Edge data other than all zeros (programmatic ports) is not supported. */
-static int plain_edges(const cudaGraphEdgeData *ed, size_t n)
+int rt_plain_edges(const cudaGraphEdgeData *ed, size_t n)
 {
 	static const cudaGraphEdgeData zero;
 
@@ -311,7 +311,7 @@ RT_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNo
 
 	if (numDependencies && (!from || !to))
 		return rt_error(cudaErrorInvalidValue);
-	if (!plain_edges(edgeData, numDependencies))
+	if (!rt_plain_edges(edgeData, numDependencies))
 		return rt_error(cudaErrorNotSupported);
 	pthread_mutex_lock(&rt_graph_lock);
 	g = rt_graph_find(graph, RT_TAG_GRAPH);
@@ -369,7 +369,7 @@ RT_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGrap
 		return rt_error(cudaErrorInvalidValue);
 	pthread_mutex_lock(&rt_graph_lock);
 	g = rt_graph_find(graph, RT_TAG_GRAPH);
-	ok = g && !g->nmem && plain_edges(edgeData, numDependencies);
+	ok = g && !g->nmem && rt_plain_edges(edgeData, numDependencies);
 	for (size_t i = 0; ok && i < numDependencies; i++)
 		ok = edge_removable(g, from, to, i);
 	for (size_t i = 0; ok && i < numDependencies; i++)

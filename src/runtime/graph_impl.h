@@ -5,8 +5,9 @@
  *
  * graph.c owns graphs and nodes (building, edges, queries, cloning, child
  * graphs); graph_nodes.c the cudaGraphAdd*Node calls and their parameters;
- * graph_exec.c instantiation, launch and updates; graph_mem.c the memory
- * of allocation nodes; graph_dot.c the DOT description.
+ * graph_generic.c the calls on struct cudaGraphNodeParams and conditional
+ * nodes; graph_exec.c instantiation, launch and updates; graph_mem.c the
+ * memory of allocation nodes; graph_dot.c the DOT description.
  */
 #ifndef AG_RT_GRAPH_IMPL_H
 #define AG_RT_GRAPH_IMPL_H
@@ -70,6 +71,8 @@ cudaError_t rt_graph_add_locked(struct rt_graph *g, const struct rt_node_params 
 void rt_graph_add_edge(struct rt_node *n, struct rt_node *dep);
 void rt_graph_free_locked(struct rt_graph *g);
 struct rt_graph *rt_graph_clone_locked(const struct rt_graph *g);
+/* Edge data other than all zeros (programmatic ports) is not supported. */
+int rt_plain_edges(const cudaGraphEdgeData *ed, size_t n);
 
 /* graph_exec.c: the caller locks. */
 struct rt_exec *rt_exec_build(const struct rt_graph *g, unsigned long long flags);
