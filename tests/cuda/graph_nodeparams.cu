@@ -1,0 +1,233 @@
+/*
+ * graph_nodeparams: a graph built with cudaGraphAddNode (the tagged union
+ * of every node kind: allocation, memset, kernel, child graph, memcpy,
+ * host, event record and wait, free) and replayed; cudaGraphNodeSetParams
+ * and cudaGraphExecNodeSetParams; event node get/set calls;
+ * cudaGraphDebugDotPrint's file; and conditional nodes, which anygpu
+ * refuses with a message.
+ */
+// expect-stderr: conditional graph nodes .* are not supported yet
+#include <cstring>
+#include <unistd.h>
+#include "check.h"
+
+#define N 512
+
+__global__ void add(int *a, int v, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		a[i] += v;
+}
+
+static int out[N];
+static int n = N;
+static int host_calls;
+
+static void CUDART_CB count_call(void *p)
+{
+	host_calls += *(int *)p;
+}
+
+static cudaGraphNodeParams kernel_node(int **p, int *v)
+{
+	static void *args[3];
+	cudaGraphNodeParams np = {};
+
+	args[0] = p;
+	args[1] = v;
+	args[2] = &n;
+	np.type = cudaGraphNodeTypeKernel;
+	np.kernel.func = (void *)add;
+	np.kernel.gridDim = dim3(N / 128);
+	np.kernel.blockDim = dim3(128);
+	np.kernel.kernelParams = args;
+	return np;
+}
+
+static void expect(const char *what, int v)
+{
+	static int want[N];
+
+	for (int i = 0; i < N; i++)
+		want[i] = v;
+	check_array(what, out, want, N);
+}
+
+/* The DOT file names the kinds of node, the kernel and the edges. */
+static void dot_file(cudaGraph_t g)
+{
+	static char path[64], text[65536];
+	FILE *f;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/tmp/graph_nodeparams.%d.dot", (int)getpid());
+	CK(cudaGraphDebugDotPrint(g, path, cudaGraphDebugDotFlagsVerbose));
+	f = fopen(path, "r");
+	check(f != NULL, "no DOT file written");
+	if (!f)
+		return;
+	len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	remove(path);
+	text[len] = 0;
+	check(strncmp(text, "digraph", 7) == 0, "DOT file starts with: %.20s", text);
+	const char *want[] = { "MEM_ALLOC", "MEMSET", "KERNEL", "add", "CHILD_GRAPH",
+			       "cluster", "MEMCPY", "DtoH", "HOST", "EVENT_RECORD", "WAIT_EVENT",
+			       "MEM_FREE", "\"0\" -> \"1\"" };
+	for (const char *w : want)
+		check(strstr(text, w) != NULL, "DOT file lacks \"%s\"", w);
+	CK_EXPECT(cudaGraphDebugDotPrint(g, "/nonexistent-dir/x.dot", 0),
+		  cudaErrorOperatingSystem);
+	CK_EXPECT(cudaGraphDebugDotPrint(g, NULL, 0), cudaErrorInvalidValue);
+}
+
+int main()
+{
+	cudaGraph_t g, child;
+	cudaGraphNode_t alloc, fill, kern, sub, copy, host, rec, wait, freed, inner, node;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	cudaEvent_t ev, ev2, got;
+	int *p, one = 1, ten = 10, weight = 1;
+
+	CK(cudaStreamCreate(&s));
+	CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+	CK(cudaEventCreateWithFlags(&ev2, cudaEventDisableTiming));
+	CK(cudaGraphCreate(&g, 0));
+
+	cudaGraphNodeParams np = {};
+	np.type = cudaGraphNodeTypeMemAlloc;
+	np.alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+	np.alloc.poolProps.location.type = cudaMemLocationTypeDevice;
+	np.alloc.poolProps.location.id = 0;
+	np.alloc.bytesize = N * sizeof(int);
+	CK(cudaGraphAddNode(&alloc, g, NULL, NULL, 0, &np));
+	p = (int *)np.alloc.dptr;
+	check(p != NULL, "cudaGraphAddNode gave the allocation no address");
+
+	np = {};
+	np.type = cudaGraphNodeTypeMemset;
+	np.memset.dst = p;
+	np.memset.elementSize = 4;
+	np.memset.width = N;
+	np.memset.height = 1;
+	CK(cudaGraphAddNode(&fill, g, &alloc, NULL, 1, &np));
+
+	np = kernel_node(&p, &one);
+	CK(cudaGraphAddNode(&kern, g, &fill, NULL, 1, &np));
+
+	/* A child graph adding 10. */
+	CK(cudaGraphCreate(&child, 0));
+	np = kernel_node(&p, &ten);
+	CK(cudaGraphAddNode(&inner, child, NULL, NULL, 0, &np));
+	np = {};
+	np.type = cudaGraphNodeTypeGraph;
+	np.graph.graph = child;
+	CK(cudaGraphAddNode(&sub, g, &kern, NULL, 1, &np));
+
+	np = {};
+	np.type = cudaGraphNodeTypeMemcpy;
+	np.memcpy.copyParams.srcPtr = make_cudaPitchedPtr(p, sizeof(out), N, 1);
+	np.memcpy.copyParams.dstPtr = make_cudaPitchedPtr(out, sizeof(out), N, 1);
+	np.memcpy.copyParams.extent = make_cudaExtent(sizeof(out), 1, 1);
+	np.memcpy.copyParams.kind = cudaMemcpyDeviceToHost;
+	CK(cudaGraphAddNode(&copy, g, &sub, NULL, 1, &np));
+
+	np = {};
+	np.type = cudaGraphNodeTypeHost;
+	np.host.fn = count_call;
+	np.host.userData = &weight;
+	CK(cudaGraphAddNode(&host, g, &copy, NULL, 1, &np));
+
+	np = {};
+	np.type = cudaGraphNodeTypeEventRecord;
+	np.eventRecord.event = ev;
+	CK(cudaGraphAddNode(&rec, g, &host, NULL, 1, &np));
+	np = {};
+	np.type = cudaGraphNodeTypeWaitEvent;
+	np.eventWait.event = ev;
+	CK(cudaGraphAddNode(&wait, g, &rec, NULL, 1, &np));
+
+	np = {};
+	np.type = cudaGraphNodeTypeMemFree;
+	np.free.dptr = p;
+	CK(cudaGraphAddNode(&freed, g, &wait, NULL, 1, &np));
+
+	/* Edge data other than the default, and conditional nodes. */
+	cudaGraphEdgeData ed = {};
+	ed.type = cudaGraphDependencyTypeProgrammatic;
+	np = {};
+	np.type = cudaGraphNodeTypeEmpty;
+	CK_EXPECT(cudaGraphAddNode(&node, g, &kern, &ed, 1, &np), cudaErrorNotSupported);
+	cudaGraphConditionalHandle handle;
+	CK_EXPECT(cudaGraphConditionalHandleCreate(&handle, g, 1, cudaGraphCondAssignDefault),
+		  cudaErrorNotSupported);
+	np = {};
+	np.type = cudaGraphNodeTypeConditional;
+	np.conditional.type = cudaGraphCondTypeWhile;
+	np.conditional.size = 1;
+	CK_EXPECT(cudaGraphAddNode(&node, g, NULL, NULL, 0, &np), cudaErrorNotSupported);
+	np = {};
+	np.type = (cudaGraphNodeType)77;
+	CK_EXPECT(cudaGraphAddNode(&node, g, NULL, NULL, 0, &np), cudaErrorInvalidValue);
+
+	/* Event node parameters. */
+	CK(cudaGraphEventRecordNodeGetEvent(rec, &got));
+	check(got == ev, "record node's event");
+	CK(cudaGraphEventWaitNodeGetEvent(wait, &got));
+	check(got == ev, "wait node's event");
+	CK(cudaGraphEventWaitNodeSetEvent(wait, ev2));
+	CK(cudaGraphEventRecordNodeSetEvent(rec, ev2));
+	CK(cudaGraphEventWaitNodeGetEvent(wait, &got));
+	check(got == ev2, "wait node's new event");
+	CK_EXPECT(cudaGraphEventWaitNodeGetEvent(rec, &got), cudaErrorInvalidValue);
+	CK_EXPECT(cudaGraphEventRecordNodeSetEvent(rec, NULL), cudaErrorInvalidValue);
+
+	dot_file(g);
+
+	CK(cudaGraphInstantiate(&x, g, 0));
+	CK(cudaGraphLaunch(x, s));
+	CK(cudaStreamSynchronize(s));
+	expect("alloc, memset, +1, child +10, copy", 11);
+	check(host_calls == 1, "host node ran %d times", host_calls);
+	CK(cudaEventQuery(ev2));
+
+	/* The graph's kernel node through the generic call: a new instance
+	 * sees it.  The executable graph's host node gets a new argument. */
+	int two = 2;
+	np = kernel_node(&p, &two);
+	CK(cudaGraphNodeSetParams(kern, &np));
+	weight = 0;
+	int hundred = 100;
+	np = {};
+	np.type = cudaGraphNodeTypeHost;
+	np.host.fn = count_call;
+	np.host.userData = &hundred;
+	CK(cudaGraphExecNodeSetParams(x, host, &np));
+	np = {};
+	np.type = cudaGraphNodeTypeMemFree;
+	np.free.dptr = p;
+	CK_EXPECT(cudaGraphExecNodeSetParams(x, freed, &np), cudaErrorNotSupported);
+	CK_EXPECT(cudaGraphNodeSetParams(kern, &np), cudaErrorNotSupported);
+	np = kernel_node(&p, &two);
+	CK_EXPECT(cudaGraphNodeSetParams(copy, &np), cudaErrorInvalidValue);
+	CK(cudaGraphLaunch(x, s));
+	CK(cudaStreamSynchronize(s));
+	expect("old instance after the node changed", 11);
+	check(host_calls == 101, "host node's new argument: %d", host_calls);
+	CK(cudaGraphExecDestroy(x));
+	CK(cudaGraphInstantiate(&x, g, 0));
+	CK(cudaGraphLaunch(x, s));
+	CK(cudaStreamSynchronize(s));
+	expect("new instance after the node changed", 12);
+
+	CK(cudaGraphExecDestroy(x));
+	CK(cudaGraphDestroy(g));
+	CK(cudaGraphDestroy(child));
+	CK(cudaEventDestroy(ev));
+	CK(cudaEventDestroy(ev2));
+	CK(cudaStreamDestroy(s));
+	return verdict("graph_nodeparams");
+}
