@@ -13,7 +13,7 @@
 static const char usage[] =
 	"usage: anygpu serve [--listen HOST:PORT] [--unix PATH] [--backend cpu|cuda]\n"
 	"                    [--device N] [--state-dir DIR] [--config FILE]\n"
-	"                    [--tls on|off|auto] [--cert PEM] [--key PEM]\n"
+	"                    [--tls on|off|auto] [--cert PEM] [--key PEM] [--no-compress]\n"
 	"Serves this machine's device to remote clients (ANYGPU_SERVER=HOST:PORT).\n"
 	"Without --listen or --unix it listens on 127.0.0.1:7355.  TLS is on for a\n"
 	"TCP address that is not loopback unless --tls off; without --cert a\n"
@@ -22,7 +22,10 @@ static const char usage[] =
 	"ANYGPU_TLS_CA).  Tokens (`anygpu token create`) are required once one\n"
 	"exists.  Options given on the command line override the [serve] section\n"
 	"of --config.  The state directory (tokens, certificate) defaults to\n"
-	"$ANYGPU_STATE_DIR, else $XDG_STATE_HOME/anygpu, else ~/.local/state/anygpu.\n";
+	"$ANYGPU_STATE_DIR, else $XDG_STATE_HOME/anygpu, else ~/.local/state/anygpu.\n"
+	"Clients may ask for Zstandard-compressed copies (anygpu run --compress);\n"
+	"--no-compress (or compress = off in the file) refuses that, to spare this\n"
+	"machine's CPU.\n";
 
 /* Command-line settings win over the configuration file's. */
 static void override(struct ag_serve_cfg *cfg, const struct ag_serve_cfg *cli)
@@ -37,6 +40,8 @@ static void override(struct ag_serve_cfg *cfg, const struct ag_serve_cfg *cli)
 			*dst[i] = src[i];
 	if (cli->device >= 0)
 		cfg->device = cli->device;
+	if (cli->no_compress)
+		cfg->no_compress = 1;
 }
 
 static int serve_run(int argc, char **argv)
@@ -51,6 +56,7 @@ static int serve_run(int argc, char **argv)
 		{ "tls", required_argument, NULL, 't' },
 		{ "cert", required_argument, NULL, 'C' },
 		{ "key", required_argument, NULL, 'K' },
+		{ "no-compress", no_argument, NULL, 'Z' },
 		{ 0 },
 	};
 	struct ag_serve_cfg cfg = { .backend = "cpu" }, cli = { .device = -1 };
@@ -68,6 +74,7 @@ static int serve_run(int argc, char **argv)
 		case 't': cli.tls = optarg; break;
 		case 'C': cli.cert = optarg; break;
 		case 'K': cli.key = optarg; break;
+		case 'Z': cli.no_compress = 1; break;
 		case 'c':
 			if (ag_serve_config_load(optarg, &cfg, err, sizeof(err)))
 				return cli_error("serve", "%s", err);

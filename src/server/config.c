@@ -18,6 +18,7 @@ struct load_ctx {
 	struct ag_serve_cfg *cfg;
 	char *err;
 	size_t errlen;
+	unsigned seen;          /* string settings set so far, by index */
 };
 
 /* The settings that are strings, by their names in the file. */
@@ -34,28 +35,57 @@ static const struct {
 	{ "key", offsetof(struct ag_serve_cfg, key) },
 };
 
-static const char **string_setting(struct ag_serve_cfg *cfg, const char *name)
+#define NSTRINGS (sizeof(string_settings) / sizeof(string_settings[0]))
+
+/* The index of a string setting, or -1. */
+static int string_setting(const char *name)
 {
-	for (size_t i = 0; i < sizeof(string_settings) / sizeof(string_settings[0]); i++)
+	for (size_t i = 0; i < NSTRINGS; i++)
 		if (strcmp(name, string_settings[i].name) == 0)
-			return (const char **)((char *)cfg + string_settings[i].off);
-	return NULL;
+			return (int)i;
+	return -1;
+}
+
+/* A string setting; one given twice is refused (which value was meant?),
+ * so each value is copied once and kept. */
+static int set_string(struct load_ctx *c, int i, const char *value)
+{
+	if (c->seen & (1u << i)) {
+		snprintf(c->err, c->errlen, "'%s' is set twice", string_settings[i].name);
+		return 0;
+	}
+	c->seen |= 1u << i;
+	*(const char **)((char *)c->cfg + string_settings[i].off) = xstrdup(value);
+	return 1;
+}
+
+/* compress = on|off: whether clients may ask for compressed copies. */
+static int set_compress(struct load_ctx *c, const char *value)
+{
+	if (strcmp(value, "on") && strcmp(value, "off")) {
+		snprintf(c->err, c->errlen, "compress = %s: want on or off", value);
+		return 0;
+	}
+	c->cfg->no_compress = strcmp(value, "off") == 0;
+	return 1;
 }
 
 static int on_setting(void *user, const char *section, const char *name, const char *value)
 {
 	struct load_ctx *c = user;
 	struct ag_serve_cfg *cfg = c->cfg;
-	const char **str;
+	int str;
 	char *end;
 
 	if (strcmp(section, "serve") != 0) {
 		snprintf(c->err, c->errlen, "unknown section [%s]", section);
 		return 0;
 	}
-	str = string_setting(cfg, name);
-	if (str) {
-		*str = xstrdup(value);
+	str = string_setting(name);
+	if (str >= 0) {
+		return set_string(c, str, value);
+	} else if (strcmp(name, "compress") == 0) {
+		return set_compress(c, value);
 	} else if (strcmp(name, "device") == 0) {
 		cfg->device = (int)strtol(value, &end, 10);
 		if (*end || !*value || cfg->device < 0) {
@@ -71,7 +101,7 @@ static int on_setting(void *user, const char *section, const char *name, const c
 
 int ag_serve_config_load(const char *path, struct ag_serve_cfg *cfg, char *err, size_t errlen)
 {
-	struct load_ctx c = { cfg, err, errlen };
+	struct load_ctx c = { .cfg = cfg };
 	char why[200] = "";
 	int rc;
 

@@ -112,7 +112,8 @@ static void __attribute__((noreturn)) run_worker(struct daemon *d, int fd, int r
 						      int tls)
 {
 	struct ag_session_args a = { .ops = d->ops, .ordinal = d->cfg->device,
-				     .tls = tls ? d->tls : NULL };
+				     .tls = tls ? d->tls : NULL,
+				     .no_compress = d->cfg->no_compress };
 	struct ag_tokens *tk = NULL;
 	char reason[512], err[256];
 	int rc;

@@ -24,6 +24,7 @@ struct ag_session_args {
 	int ordinal;                /* device of the local backend */
 	ag_auth_fn auth;            /* NULL: any token is accepted */
 	void *auth_ctx;
+	int no_compress;            /* refuse clients' requests for compression */
 };
 
 /* Serves one client on fd until the session ends, however it ends; closes
@@ -41,14 +42,16 @@ struct ag_serve_cfg {
 	const char *tls;            /* "on", "off", NULL or "auto": on unless
 				     * the TCP address is loopback */
 	const char *cert, *key;     /* PEM files; NULL: self-signed in state_dir */
+	int no_compress;            /* serve --no-compress, compress = off */
 };
 
 /* Runs the daemon until SIGTERM or SIGINT; returns the exit status. */
 int ag_serve(const struct ag_serve_cfg *cfg);
 
 /* Settings from an INI file ([serve] listen, unix, backend, device,
- * state_dir, tls, cert, key); strings are strdup'd into cfg and stay for the process's life.
- * 0, or -1 with err set. */
+ * state_dir, tls, cert, key, compress = on|off); strings are strdup'd into
+ * cfg and stay for the process's life.  0, or -1 with err set (a setting
+ * given twice is an error). */
 int ag_serve_config_load(const char *path, struct ag_serve_cfg *cfg, char *err, size_t errlen);
 
 /* The state directory when none is given: $ANYGPU_STATE_DIR, else
