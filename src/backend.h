@@ -120,6 +120,10 @@ struct ag_open_args {
 	void (*print)(void *ctx, const char *text, size_t len);
 	void *print_ctx;
 	uint64_t mem_limit;            /* 0: no quota; else total_mem reported */
+	/* Where open() says why it failed, NUL-terminated (NULL: nowhere);
+	 * the caller reports it, the backend prints nothing. */
+	char *error;
+	size_t error_len;
 };
 
 /* A texture or surface object as the backend creates it: the runtime has

@@ -116,7 +116,7 @@ static void open_reference(struct bench *b)
 		ag_conn_close(&b->ref);
 		ref_failed(b, err);
 	}
-	rc = ag_client_hello(&b->ref, getenv("ANYGPU_TOKEN"), err, sizeof(err));
+	rc = ag_client_hello(&b->ref, getenv("ANYGPU_TOKEN"), 0, NULL, err, sizeof(err));
 	if (rc) {
 		ag_conn_close(&b->ref);
 		ref_failed(b, err);

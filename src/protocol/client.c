@@ -39,11 +39,12 @@ int ag_client_dial(struct ag_conn *c, const char *server, char *err, size_t errl
 	return rc;
 }
 
-int ag_client_hello(struct ag_conn *c, const char *token, char *err, size_t errlen)
+int ag_client_hello(struct ag_conn *c, const char *token, unsigned compress,
+		    unsigned *agreed, char *err, size_t errlen)
 {
 	struct ag_wbuf w = { 0 };
 	struct ag_frame_hdr h;
-	struct ag_rbuf r;
+	struct ag_hello_reply r;
 	uint8_t *payload = NULL;
 	char why[200];
 	int rc = -1;
@@ -51,19 +52,23 @@ int ag_client_hello(struct ag_conn *c, const char *token, char *err, size_t errl
 	ag_put_u32(&w, AG_PROTO_MAGIC);
 	ag_put_u32(&w, AG_PROTO_VERSION);
 	ag_put_str(&w, token);
+	ag_put_u32(&w, compress);
 	if (ag_conn_send(c, AG_OP_HELLO, 0, 0, w.p, w.len, NULL, 0, why, sizeof(why)) ||
 	    ag_conn_recv(c, &h, &payload, why, sizeof(why))) {
-		snprintf(err, errlen, "no answer to hello: %s", why);
+		snprintf(err, errlen, "no answer to hello (a server older than protocol "
+			 "version %u ends the session so): %s", AG_PROTO_VERSION, why);
 		goto out;
 	}
-	ag_rbuf_init(&r, payload, h.len);
-	rc = (int)ag_get_u32(&r);
-	ag_get_str(&r, why, sizeof(why));
-	if (h.op != AG_OP_REPLY || r.bad || rc < 0) {
+	if (h.op != AG_OP_REPLY || ag_hello_reply_decode(payload, h.len, &r) ||
+	    (int)r.error < 0 || r.compress > compress) {
 		snprintf(err, errlen, "not an anygpu server");
-		rc = -1;
-	} else if (rc) {
-		snprintf(err, errlen, "%s", why);
+	} else if (r.error) {
+		snprintf(err, errlen, "%s", r.message);
+		rc = (int)r.error;
+	} else {
+		if (agreed)
+			*agreed = r.compress;
+		rc = 0;
 	}
 out:
 	free(payload);

@@ -75,11 +75,14 @@ int ag_conn_recv(struct ag_conn *c, struct ag_frame_hdr *h, uint8_t **payload,
  * "tls:host:port", and through TLS for any TCP address when
  * ANYGPU_TLS_FINGERPRINT (a pinned certificate) or ANYGPU_TLS_CA is set;
  * 0, or -1 with err set (c is then closed with ag_conn_close all the same).
- * ag_client_hello greets the server with token (may be NULL): 0 when the
- * session is accepted, -1 when the peer gave no valid answer, else the
- * server's refusal (a cudaError_t); err says why. */
+ * ag_client_hello greets the server with token (may be NULL), asking for
+ * compressed copies at Zstandard level compress (0: none): 0 when the
+ * session is accepted, with the level the server agreed to in *agreed
+ * (agreed may be NULL when compress is 0), -1 when the peer gave no valid
+ * answer, else the server's refusal (a cudaError_t); err says why. */
 int ag_client_dial(struct ag_conn *c, const char *server, char *err, size_t errlen);
-int ag_client_hello(struct ag_conn *c, const char *token, char *err, size_t errlen);
+int ag_client_hello(struct ag_conn *c, const char *token, unsigned compress,
+		    unsigned *agreed, char *err, size_t errlen);
 
 /* Both ends of an AG_OP_RAW exchange (raw.c).  ag_raw_run sends the
  * request, moves the bytes (buf holds n for a sink or a source, NULL for an

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define AG_PROTO_MAGIC 0x55504741u          /* "AGPU" in the HELLO payload */
-#define AG_PROTO_VERSION 1u
+#define AG_PROTO_VERSION 2u
 #define AG_PROTO_HDR 16u
 #define AG_PROTO_MAX_PAYLOAD (64u << 20)    /* a frame never exceeds this */
 #define AG_PROTO_CHUNK (4u << 20)           /* bulk data travels in these */
@@ -56,6 +56,7 @@ enum ag_op {
 	AG_OP_RAW,              /* unframed bytes: the benchmark's reference */
 	AG_OP_TEX_CREATE,       /* a texture or surface object */
 	AG_OP_TEX_DESTROY,
+	AG_OP_COPY_HTOD_Z,      /* a compressed chunk of a host-to-device copy */
 	AG_OP_REQUEST_END,      /* first value that is not a request */
 
 	/* Server to client. */
@@ -64,6 +65,7 @@ enum ag_op {
 	AG_OP_PRINT,            /* kernel printf text */
 	AG_OP_HOSTFN,           /* a stream reached a host function */
 	AG_OP_STDERR,           /* text the server side wrote to stderr */
+	AG_OP_DATA_Z,           /* a compressed chunk of a device-to-host copy */
 };
 
 #define AG_F_NOREPLY 1u         /* asynchronous: the server sends no reply */
@@ -122,6 +124,31 @@ void ag_get_str(struct ag_rbuf *r, char *out, size_t outlen);
 size_t ag_rbuf_left(const struct ag_rbuf *r);
 /* 0 when the payload was read exactly to its end without error. */
 int ag_rbuf_done(const struct ag_rbuf *r);
+
+/* HELLO's payload.  Its first two fields are the same in every version,
+ * so that a server can refuse another version with a clear answer. */
+struct ag_hello {
+	uint32_t magic, version;
+	char token[AG_PROTO_MAX_STR + 1];
+	uint32_t compress;      /* the Zstandard level asked for; 0: none */
+};
+
+/* Reads a HELLO payload: 0 when it is one of this version; -1 otherwise,
+ * with h->magic and h->version read when the payload holds them (0 if
+ * not), so that the caller can say which it was. */
+int ag_hello_decode(const void *payload, size_t len, struct ag_hello *h);
+
+/* HELLO's answer: error, message, the server's version, and the
+ * compression level the session uses (0: none; at most the level asked). */
+struct ag_hello_reply {
+	uint32_t error, version, compress;
+	char message[AG_PROTO_MAX_STR + 1];
+};
+
+/* 0, or -1 when the payload is not such an answer.  A refusal from a
+ * server of another version decodes with version and compress 0 when they
+ * are missing. */
+int ag_hello_reply_decode(const void *payload, size_t len, struct ag_hello_reply *r);
 
 /* AG_OP_RAW's modes (raw.c). */
 enum ag_raw_mode {

@@ -46,6 +46,7 @@ static const char *const op_names[] = {
 	[AG_OP_RAW] = "raw",
 	[AG_OP_TEX_CREATE] = "tex_create",
 	[AG_OP_TEX_DESTROY] = "tex_destroy",
+	[AG_OP_COPY_HTOD_Z] = "copy_htod_z",
 };
 
 const char *ag_op_name(unsigned op)
@@ -56,6 +57,7 @@ const char *ag_op_name(unsigned op)
 	case AG_OP_PRINT: return "print";
 	case AG_OP_HOSTFN: return "hostfn";
 	case AG_OP_STDERR: return "stderr";
+	case AG_OP_DATA_Z: return "data_z";
 	}
 	if (op < sizeof(op_names) / sizeof(op_names[0]) && op_names[op])
 		return op_names[op];
@@ -64,7 +66,7 @@ const char *ag_op_name(unsigned op)
 
 /* Request layouts: 4 a u32, 8 a u64, s a string, b the rest as bytes. */
 static const char *const layouts[AG_OP_REQUEST_END] = {
-	[AG_OP_HELLO] = "44s",
+	[AG_OP_HELLO] = "44s4",
 	[AG_OP_INFO] = "",
 	[AG_OP_MEM_INFO] = "",
 	[AG_OP_SYNCHRONIZE] = "",
@@ -96,6 +98,7 @@ static const char *const layouts[AG_OP_REQUEST_END] = {
 	[AG_OP_RAW] = "48",
 	[AG_OP_TEX_CREATE] = "444444444444888884444",
 	[AG_OP_TEX_DESTROY] = "8",
+	[AG_OP_COPY_HTOD_Z] = "4844b",
 };
 
 int ag_request_check(const struct ag_frame_hdr *h, const void *payload,
@@ -123,6 +126,32 @@ int ag_request_check(const struct ag_frame_hdr *h, const void *payload,
 		return -1;
 	}
 	return 0;
+}
+
+int ag_hello_decode(const void *payload, size_t len, struct ag_hello *h)
+{
+	struct ag_rbuf r;
+
+	ag_rbuf_init(&r, payload, len);
+	h->magic = ag_get_u32(&r);
+	h->version = ag_get_u32(&r);
+	ag_get_str(&r, h->token, sizeof(h->token));
+	h->compress = ag_get_u32(&r);
+	if (h->magic != AG_PROTO_MAGIC || h->version != AG_PROTO_VERSION)
+		return -1;
+	return ag_rbuf_done(&r);
+}
+
+int ag_hello_reply_decode(const void *payload, size_t len, struct ag_hello_reply *r)
+{
+	struct ag_rbuf b;
+
+	ag_rbuf_init(&b, payload, len);
+	r->error = ag_get_u32(&b);
+	ag_get_str(&b, r->message, sizeof(r->message));
+	r->version = ag_rbuf_left(&b) ? ag_get_u32(&b) : 0;
+	r->compress = ag_rbuf_left(&b) ? ag_get_u32(&b) : 0;
+	return ag_rbuf_done(&b);
 }
 
 static int op_known(unsigned op)

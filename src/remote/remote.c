@@ -11,9 +11,12 @@
  * this side when the remote stream reaches it even if no call is waiting.
  * Stream, event and module handles are the server's table indices, carried
  * in the opaque pointers; a function keeps its parameter layout here.
+ * With ANYGPU_COMPRESS set and the server agreeing, copy chunks travel
+ * Zstandard-compressed whenever that makes them smaller.
  */
 #include "backend.h"
 #include "protocol/conn.h"
+#include "protocol/zchunk.h"
 #include "util/strbuf.h"
 
 #include <endian.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zstd.h>
 
 struct call {
 	struct call *next;
@@ -66,6 +70,10 @@ struct ag_backend {
 	int reader_started;
 	int dead;
 	char dead_why[256];
+
+	unsigned zlevel;            /* compression agreed at HELLO; 0: none */
+	ZSTD_DCtx *zd;              /* the reader's, for DATA_Z frames */
+	uint8_t *zin;               /* a DATA_Z payload being read */
 
 	pthread_t flusher;          /* sends queued asynchronous requests */
 	pthread_cond_t flush_cond;
@@ -169,6 +177,39 @@ static int take_data(struct ag_backend *b, const struct ag_frame_hdr *h, char *w
 		return ag_conn_recv_body(&b->conn, h, dst, h->len - 8, why, whylen);
 bad:
 	snprintf(why, whylen, "unexpected data frame from the server");
+	return -1;
+}
+
+/* A DATA_Z frame: u64 offset, u32 length, then a Zstandard frame that the
+ * reader decompresses into the waiting call's buffer. */
+static int take_data_z(struct ag_backend *b, const struct ag_frame_hdr *h, char *why,
+		       size_t whylen)
+{
+	struct ag_rbuf r;
+	uint64_t off;
+	uint32_t n;
+	size_t zn;
+	const void *z;
+	struct call *c;
+	char *dst = NULL;
+
+	if (!b->zlevel || h->len > ag_zchunk_bound(AG_PROTO_CHUNK) + 12 ||
+	    ag_conn_recv_body(&b->conn, h, b->zin, h->len, why, whylen))
+		goto bad;
+	ag_rbuf_init(&r, b->zin, h->len);
+	off = ag_get_u64(&r);
+	n = ag_get_u32(&r);
+	zn = ag_rbuf_left(&r);
+	z = ag_get_bytes(&r, zn);
+	pthread_mutex_lock(&b->lock);
+	c = find_call(b, h->id);
+	if (!r.bad && c && c->dst && off <= c->dstlen && n <= c->dstlen - off)
+		dst = (char *)c->dst + off;
+	pthread_mutex_unlock(&b->lock);
+	if (dst && ag_zchunk_decompress(b->zd, dst, n, z, zn) == 0)
+		return 0;
+bad:
+	snprintf(why, whylen, "unexpected compressed data frame from the server");
 	return -1;
 }
 
@@ -302,6 +343,8 @@ static void *reader_main(void *arg)
 			break;
 		if (h.op == AG_OP_DATA)
 			rc = take_data(b, &h, why, sizeof(why));
+		else if (h.op == AG_OP_DATA_Z)
+			rc = take_data_z(b, &h, why, sizeof(why));
 		else
 			rc = take_frame(b, &h, why, sizeof(why));
 		if (rc)
@@ -454,11 +497,28 @@ static cudaError_t send_op(struct ag_backend *b, unsigned op, struct ag_wbuf *re
 	return e;
 }
 
+/* HELLO, asking for compression when ANYGPU_COMPRESS says so. */
 static cudaError_t hello(struct ag_backend *b)
 {
 	char err[300];
-	int rc = ag_client_hello(&b->conn, getenv("ANYGPU_TOKEN"), err, sizeof(err));
+	int level = ag_zchunk_level_env(), rc;
 
+	if (level < 0) {
+		snprintf(b->msg, sizeof(b->msg), "ANYGPU_COMPRESS=%s: want a Zstandard level "
+			 "from 1 to %d (0: no compression)", getenv("ANYGPU_COMPRESS"),
+			 AG_ZSTD_MAX_LEVEL);
+		return cudaErrorInvalidValue;
+	}
+	rc = ag_client_hello(&b->conn, getenv("ANYGPU_TOKEN"), (unsigned)level, &b->zlevel,
+			     err, sizeof(err));
+	if (rc == 0 && b->zlevel) {
+		b->zd = ZSTD_createDCtx();
+		b->zin = xmalloc(ag_zchunk_bound(AG_PROTO_CHUNK) + 12);
+		if (!b->zd) {
+			snprintf(b->msg, sizeof(b->msg), "cannot start Zstandard");
+			return cudaErrorMemoryAllocation;
+		}
+	}
 	if (rc < 0) {
 		snprintf(b->msg, sizeof(b->msg), "anygpu server %s: %s", b->server, err);
 		return cudaErrorDevicesUnavailable;
@@ -494,6 +554,13 @@ static cudaError_t fetch_info(struct ag_backend *b)
 
 static void remote_close(struct ag_backend *b);
 
+/* Tells the opener why the device cannot be used. */
+static void open_failed(const struct ag_open_args *args, const char *why)
+{
+	if (args && args->error && args->error_len)
+		snprintf(args->error, args->error_len, "%s", why);
+}
+
 static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 			       struct ag_backend **out)
 {
@@ -515,7 +582,8 @@ static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 	pthread_cond_init(&b->flush_cond, NULL);
 	pthread_cond_init(&b->due_cond, NULL);
 	if (ag_client_dial(&b->conn, b->server, err, sizeof(err))) {
-		fprintf(stderr, "anygpu: remote device %d: %s: %s\n", ordinal, b->server, err);
+		snprintf(b->msg, sizeof(b->msg), "anygpu server %s: %s", b->server, err);
+		open_failed(args, b->msg);
 		remote_close(b);
 		return cudaErrorDevicesUnavailable;
 	}
@@ -530,7 +598,7 @@ static cudaError_t remote_open(int ordinal, const struct ag_open_args *args,
 		b->dead = 1;
 	}
 	if (e != cudaSuccess) {
-		fprintf(stderr, "anygpu: remote device %d: %s\n", ordinal, b->msg);
+		open_failed(args, b->msg);
 		remote_close(b);
 		return e;
 	}
@@ -574,6 +642,8 @@ static void remote_close(struct ag_backend *b)
 		free(f->name);
 		free(f);
 	}
+	ZSTD_freeDCtx(b->zd);
+	free(b->zin);
 	pthread_cond_destroy(&b->cond);
 	pthread_cond_destroy(&b->flush_cond);
 	pthread_cond_destroy(&b->due_cond);
@@ -642,35 +712,70 @@ static void *remote_host_ptr(struct ag_backend *b, ag_dptr p)
 	return NULL;
 }
 
+/* A copy's compressor, when the session compresses. */
+struct zsend {
+	ZSTD_CCtx *cx;
+	uint8_t *buf;
+	size_t cap;
+};
+
+/* One chunk of a host-to-device copy, compressed when that makes it
+ * smaller; answered only when asked (a synchronous copy's last). */
+static cudaError_t send_htod_chunk(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,
+				   const void *src, uint64_t len, int async, int answered,
+				   const struct zsend *z)
+{
+	struct ag_wbuf w = { 0 };
+	size_t zn = z->cx ? ag_zchunk_compress(z->cx, (int)b->zlevel, z->buf, z->cap, src, len) : 0;
+	unsigned op = zn ? AG_OP_COPY_HTOD_Z : AG_OP_COPY_HTOD;
+	const void *data = zn ? z->buf : src;
+	size_t dlen = zn ? zn : len;
+	cudaError_t e;
+
+	ag_put_u32(&w, handle_of(s));
+	ag_put_u64(&w, dst);
+	ag_put_u32(&w, !!async);
+	if (zn)
+		ag_put_u32(&w, (uint32_t)len);
+	if (answered) {
+		struct call c;
+		struct ag_rbuf r;
+
+		e = call_io(b, &c, op, &w, data, dlen, NULL, 0, &r);
+		call_end(&c);
+	} else {
+		e = post(b, op, &w, data, dlen);
+	}
+	ag_wbuf_free(&w);
+	return e;
+}
+
 /* Host to device: chunks follow each other without waiting (TCP carries
- * them as one pipelined stream); a synchronous copy waits for the last. */
+ * them as one pipelined stream); each carries the copy's own async flag,
+ * so that the server may put a synchronous copy's bytes straight into
+ * device memory, and a synchronous copy waits for its last. */
 static cudaError_t remote_copy_htod(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,
 				    const void *src, uint64_t n, enum ag_host_kind hk, int async)
 {
+	struct zsend z = { 0 };
 	uint64_t off = 0;
 	cudaError_t e = cudaSuccess;
 
+	if (b->zlevel && n >= AG_ZSTD_MIN_CHUNK) {
+		z.cx = ZSTD_createCCtx();
+		z.cap = ag_zchunk_bound(n < AG_PROTO_CHUNK ? n : AG_PROTO_CHUNK);
+		z.buf = xmalloc(z.cap);
+	}
 	do {
 		uint64_t len = n - off < AG_PROTO_CHUNK ? n - off : AG_PROTO_CHUNK;
 		int last = off + len == n;
-		struct ag_wbuf w = { 0 };
 
-		ag_put_u32(&w, handle_of(s));
-		ag_put_u64(&w, dst + off);
-		ag_put_u32(&w, async || !last);
-		if (last && !async) {
-			struct call c;
-			struct ag_rbuf r;
-
-			e = call_io(b, &c, AG_OP_COPY_HTOD, &w, (const char *)src + off, len,
-				    NULL, 0, &r);
-			call_end(&c);
-		} else {
-			e = post(b, AG_OP_COPY_HTOD, &w, (const char *)src + off, len);
-		}
-		ag_wbuf_free(&w);
+		e = send_htod_chunk(b, s, dst + off, (const char *)src + off, len, async,
+				    last && !async, &z);
 		off += len;
 	} while (off < n && e == cudaSuccess);
+	ZSTD_freeCCtx(z.cx);
+	free(z.buf);
 	return e;
 }
 

@@ -104,14 +104,15 @@ static void default_limits(struct rt_device *d)
  * GPU that failed to initialise stays failed for the process. */
 static cudaError_t open_device(struct rt_device *d)
 {
-	struct ag_open_args args = { 0 };
+	char why[512] = "";
+	struct ag_open_args args = { .error = why, .error_len = sizeof(why) };
 	struct ag_backend *b;
 	cudaError_t e;
 
 	e = ops->open(d->ordinal, &args, &b);
 	if (e != cudaSuccess) {
 		fprintf(stderr, "anygpu: cannot open %s device %d: %s\n", ops->name,
-			d->ordinal, cudaGetErrorString(e));
+			d->ordinal, why[0] ? why : cudaGetErrorString(e));
 		return e;
 	}
 	e = ops->info(b, &d->info);

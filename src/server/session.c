@@ -9,11 +9,18 @@
  * handles are indices into this session's tables, device pointers are
  * checked against this session's allocations, sizes against their ranges.
  * A frame that does not decode ends the session with a reason.
+ *
+ * The bytes of a large synchronous host-to-device chunk are not read by the
+ * reader: the executor takes them off the socket when it reaches the
+ * request, straight into device memory where the backend shows that as
+ * host memory (the cpu backend), so they are copied once, as on a raw
+ * socket.
  */
 #include "server/server.h"
 #include "server/outfwd.h"
 #include "server/tables.h"
 #include "protocol/conn.h"
+#include "protocol/zchunk.h"
 #include "util/strbuf.h"
 #include "util/texdesc.h"
 
@@ -24,13 +31,17 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <zstd.h>
 
 #define MAX_QUEUED (128u << 20)   /* bytes of requests read ahead */
+#define HTOD_FIELDS 16u           /* COPY_HTOD's stream, dst and async */
+#define STREAMED_MIN (64u << 10)  /* chunks the executor reads itself */
 
 struct qframe {
 	struct qframe *next;
 	struct ag_frame_hdr h;
 	uint8_t *payload;
+	int streamed;                   /* payload holds the fields only */
 };
 
 struct hostfn_call {
@@ -48,8 +59,12 @@ struct session {
 	char deferred_msg[256];
 	int fault;                      /* the session must end */
 	char reason[256];
-	uint8_t *chunk;                 /* staging for device-to-host copies */
+	uint8_t *chunk;                 /* staging for one chunk of a copy */
 	struct ag_outfwd *out, *err;    /* the worker's stdout and stderr */
+	unsigned zlevel;                /* compression agreed at HELLO; 0: none */
+	ZSTD_CCtx *zc;                  /* the executor's, when zlevel */
+	ZSTD_DCtx *zd;
+	uint8_t *zbuf;                  /* a compressed chunk going out */
 
 	pthread_t reader;
 	pthread_mutex_t lock;
@@ -60,6 +75,8 @@ struct session {
 	char reader_why[256];
 	uint64_t *done_cookies;         /* host functions the client finished */
 	size_t ndone, donecap;
+	int hostfns_out;                /* read by the reader, not finished */
+	int body_waiting;               /* the executor is to read a body */
 };
 
 typedef cudaError_t (*handler_fn)(struct session *s, const struct ag_frame_hdr *h,
@@ -183,24 +200,158 @@ static cudaError_t do_mem_free(struct session *s, const struct ag_frame_hdr *h,
 	return e;
 }
 
+/* The fields host-to-device requests start with. */
+struct htod {
+	struct ag_stream *st;
+	int bad;                        /* no such stream */
+	ag_dptr dst;
+	uint32_t async;
+};
+
+static void get_htod(struct session *s, struct ag_rbuf *r, struct htod *c)
+{
+	c->bad = get_stream(s, r, &c->st);
+	c->dst = ag_get_u64(r);
+	c->async = ag_get_u32(r);
+}
+
+/* Whether n bytes may be copied as c says. */
+static cudaError_t check_htod(struct session *s, const struct htod *c, uint64_t n)
+{
+	return c->bad ? cudaErrorInvalidResourceHandle : check_range(s, c->dst, n);
+}
+
 static cudaError_t do_copy_htod(struct session *s, const struct ag_frame_hdr *h,
 				struct ag_rbuf *r, struct ag_wbuf *out)
 {
-	struct ag_stream *st;
-	int bad = get_stream(s, r, &st);
-	ag_dptr dst = ag_get_u64(r);
-	uint32_t async = ag_get_u32(r);
-	size_t n = ag_rbuf_left(r);
-	const void *data = ag_get_bytes(r, n);
+	struct htod c;
+	size_t n;
+	const void *data;
+	cudaError_t e;
 
+	get_htod(s, r, &c);
+	n = ag_rbuf_left(r);
+	data = ag_get_bytes(r, n);
 	DECODED(s, r, h);
-	if (bad)
-		return cudaErrorInvalidResourceHandle;
-	if (!n)
+	if (!n && !c.bad)
 		return cudaSuccess;
-	if (check_range(s, dst, n))
-		return cudaErrorInvalidValue;
-	return s->ops->copy_htod(s->b, st, dst, data, n, AG_HOST_PAGEABLE, !!async);
+	e = check_htod(s, &c, n);
+	if (e != cudaSuccess)
+		return e;
+	return s->ops->copy_htod(s->b, c.st, c.dst, data, n, AG_HOST_PAGEABLE, !!c.async);
+}
+
+/* Where a synchronous chunk may land straight from the connection or the
+ * decompressor: the device memory itself, where the backend shows it as
+ * host memory, once the stream has reached the copy (a one-byte read on it
+ * waits as the copy would, and only this thread adds work).  NULL: stage
+ * the bytes and copy them in (*e is set when the wait failed, and the copy
+ * is not made). */
+static void *direct_target(struct session *s, struct ag_stream *st, ag_dptr dst,
+			   cudaError_t *e)
+{
+	void *p = s->ops->host_ptr(s->b, dst);
+	char byte;
+
+	if (!p)
+		return NULL;
+	*e = s->ops->copy_dtoh(s->b, st, &byte, dst, 1, AG_HOST_PAGEABLE, 0);
+	return *e == cudaSuccess ? p : NULL;
+}
+
+/* The executor has read a streamed request's bytes: the reader goes on. */
+static void body_taken(struct session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->body_waiting = 0;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* A COPY_HTOD whose bytes are still on the connection (the reader left
+ * them there and waits): they are read here, into device memory or a
+ * staging buffer, whatever the request's fate, so the next frame starts
+ * where it should. */
+static cudaError_t take_htod_body(struct session *s, const struct ag_frame_hdr *h,
+				  const uint8_t *fields)
+{
+	struct ag_rbuf r;
+	struct htod c;
+	size_t n = h->len - HTOD_FIELDS;
+	cudaError_t e;
+	void *to = NULL, *staging = NULL;
+	char err[128];
+	int rc;
+
+	ag_rbuf_init(&r, fields, HTOD_FIELDS);
+	get_htod(s, &r, &c);
+	e = check_htod(s, &c, n);
+	if (e == cudaSuccess && !c.async)
+		to = direct_target(s, c.st, c.dst, &e);
+	if (!to)
+		to = staging = n <= AG_PROTO_CHUNK ? s->chunk : xmalloc(n);
+	rc = ag_conn_recv_body(&s->conn, h, to, n, err, sizeof(err));
+	/* The reader may go on (and take a host function's answer that the
+	 * staged copy below may wait for). */
+	body_taken(s);
+	if (rc)
+		e = malformed(s, "client gone during a copy: %s", err);
+	else if (e == cudaSuccess && staging)
+		e = s->ops->copy_htod(s->b, c.st, c.dst, staging, n, AG_HOST_PAGEABLE, !!c.async);
+	if (staging != s->chunk)
+		free(staging);
+	return e;
+}
+
+static cudaError_t do_copy_htod_z(struct session *s, const struct ag_frame_hdr *h,
+				  struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	struct htod c;
+	uint32_t n;
+	size_t zn;
+	const void *z;
+	cudaError_t e;
+	void *to = NULL;
+
+	get_htod(s, r, &c);
+	n = ag_get_u32(r);
+	zn = ag_rbuf_left(r);
+	z = ag_get_bytes(r, zn);
+	DECODED(s, r, h);
+	if (!s->zlevel)
+		return malformed(s, "compressed copy in a session without compression");
+	if (!n || n > AG_PROTO_CHUNK)
+		return malformed(s, "compressed chunk of %u bytes", n);
+	e = check_htod(s, &c, n);
+	if (e == cudaSuccess && !c.async)
+		to = direct_target(s, c.st, c.dst, &e);
+	if (e != cudaSuccess)
+		return e;
+	if (ag_zchunk_decompress(s->zd, to ? to : s->chunk, n, z, zn))
+		return malformed(s, "a compressed chunk that is not %u bytes of Zstandard", n);
+	return to ? cudaSuccess
+		  : s->ops->copy_htod(s->b, c.st, c.dst, s->chunk, n, AG_HOST_PAGEABLE, !!c.async);
+}
+
+/* One chunk of a device-to-host copy, as DATA, or as DATA_Z when the
+ * session compresses and that makes it smaller.  0, or -1 with err set. */
+static int send_chunk(struct session *s, uint64_t id, uint64_t off, const void *data,
+		      uint64_t len, char *err, size_t errlen)
+{
+	struct ag_wbuf head = { 0 };
+	size_t zn = 0;
+	int rc;
+
+	if (s->zlevel)
+		zn = ag_zchunk_compress(s->zc, (int)s->zlevel, s->zbuf,
+					ag_zchunk_bound(AG_PROTO_CHUNK), data, len);
+	ag_put_u64(&head, off);
+	if (zn)
+		ag_put_u32(&head, (uint32_t)len);
+	rc = ag_conn_send(&s->conn, zn ? AG_OP_DATA_Z : AG_OP_DATA, 0, id, head.p, head.len,
+			  zn ? s->zbuf : data, zn ? zn : len, err, errlen);
+	ag_wbuf_free(&head);
+	return rc;
 }
 
 /* Streams the range back as DATA frames of the request's id, then the
@@ -225,7 +376,6 @@ static cudaError_t do_copy_dtoh(struct session *s, const struct ag_frame_hdr *h,
 		return cudaErrorInvalidValue;
 	for (off = 0; off < n; off += AG_PROTO_CHUNK) {
 		uint64_t len = n - off < AG_PROTO_CHUNK ? n - off : AG_PROTO_CHUNK;
-		uint64_t le_off = htole64(off);
 		const char *data = direct ? direct + off : (const char *)s->chunk;
 		cudaError_t e;
 
@@ -241,8 +391,7 @@ static cudaError_t do_copy_dtoh(struct session *s, const struct ag_frame_hdr *h,
 			if (!off)
 				direct = s->ops->host_ptr(s->b, src);
 		}
-		if (ag_conn_send(&s->conn, AG_OP_DATA, 0, h->id, &le_off, 8, data, len,
-				 err, sizeof(err)))
+		if (send_chunk(s, h->id, off, data, len, err, sizeof(err)))
 			return malformed(s, "client gone during a copy: %s", err);
 	}
 	return cudaSuccess;
@@ -481,6 +630,16 @@ static cudaError_t do_stream_wait_event(struct session *s, const struct ag_frame
 	return s->ops->stream_wait_event(s->b, st, ev);
 }
 
+/* Host functions the reader has read and the client has not finished
+ * (or that failed): while there are any, no copy's bytes wait on the
+ * connection for the executor (may_stream). */
+static void count_hostfns(struct session *s, int delta)
+{
+	pthread_mutex_lock(&s->lock);
+	s->hostfns_out += delta;
+	pthread_mutex_unlock(&s->lock);
+}
+
 static int cookie_done(struct session *s, uint64_t cookie)
 {
 	for (size_t i = 0; i < s->ndone; i++) {
@@ -507,6 +666,7 @@ static void run_client_hostfn(void *data)
 			pthread_cond_wait(&s->cond, &s->lock);
 		pthread_mutex_unlock(&s->lock);
 	}
+	count_hostfns(s, -1);
 	free(c);
 }
 
@@ -520,14 +680,18 @@ static cudaError_t do_host_func(struct session *s, const struct ag_frame_hdr *h,
 	cudaError_t e;
 
 	DECODED(s, r, h);
-	if (bad)
+	if (bad) {
+		count_hostfns(s, -1);
 		return cudaErrorInvalidResourceHandle;
+	}
 	c = xmalloc(sizeof(*c));
 	c->s = s;
 	c->cookie = cookie;
 	e = s->ops->host_func(s->b, st, run_client_hostfn, c);
-	if (e != cudaSuccess)
+	if (e != cudaSuccess) {
+		count_hostfns(s, -1);
 		free(c);
+	}
 	return e;
 }
 
@@ -669,6 +833,7 @@ static const struct {
 	[AG_OP_STATUS] = { do_status, 0 },
 	[AG_OP_TEX_CREATE] = { do_tex_create, 0 },
 	[AG_OP_TEX_DESTROY] = { do_tex_destroy, 0 },
+	[AG_OP_COPY_HTOD_Z] = { do_copy_htod_z, SYNCS },
 };
 
 static const char *error_message(struct session *s, cudaError_t e)
@@ -683,27 +848,14 @@ static const char *error_message(struct session *s, cudaError_t e)
 	return m && m[0] ? m : NULL;
 }
 
-/* Runs one request and answers it unless it asked for no answer. */
-static void dispatch(struct session *s, const struct ag_frame_hdr *h, const uint8_t *payload)
+/* Answers a request that ran with e (results in out), or, when it asked
+ * for no answer, keeps its error for the next synchronising call. */
+static void answer(struct session *s, const struct ag_frame_hdr *h, cudaError_t e,
+		   const struct ag_wbuf *out)
 {
-	struct ag_rbuf r;
-	struct ag_wbuf out = { 0 }, head = { 0 };
-	cudaError_t e;
+	struct ag_wbuf head = { 0 };
 	char err[128];
 
-	if (ag_request_check(h, payload, err, sizeof(err))) {
-		malformed(s, "%s", err);
-		return;
-	}
-	if (!handlers[h->op].fn) {
-		malformed(s, "unexpected %s frame", ag_op_name(h->op));
-		return;
-	}
-	ag_rbuf_init(&r, payload, h->len);
-	s->msg[0] = '\0';
-	e = handlers[h->op].fn(s, h, &r, &out);
-	if (s->fault)
-		goto done;
 	if (h->flags & AG_F_NOREPLY) {
 		if (e != cudaSuccess && s->deferred == cudaSuccess) {
 			const char *m = error_message(s, e);
@@ -711,7 +863,7 @@ static void dispatch(struct session *s, const struct ag_frame_hdr *h, const uint
 			s->deferred = e;
 			snprintf(s->deferred_msg, sizeof(s->deferred_msg), "%s", m ? m : "");
 		}
-		goto done;
+		return;
 	}
 	if (e == cudaSuccess && s->deferred != cudaSuccess && (handlers[h->op].flags & SYNCS)) {
 		e = s->deferred;
@@ -722,12 +874,119 @@ static void dispatch(struct session *s, const struct ag_frame_hdr *h, const uint
 	ag_put_str(&head, error_message(s, e));
 	ag_outfwd_drain(s->out);
 	ag_outfwd_drain(s->err);
-	if (ag_conn_send(&s->conn, AG_OP_REPLY, 0, h->id, head.p, head.len, out.p, out.len,
+	if (ag_conn_send(&s->conn, AG_OP_REPLY, 0, h->id, head.p, head.len, out->p, out->len,
 			 err, sizeof(err)))
 		malformed(s, "client gone: %s", err);
-done:
-	ag_wbuf_free(&out);
 	ag_wbuf_free(&head);
+}
+
+/* Runs one request and answers it unless it asked for no answer. */
+static void dispatch(struct session *s, const struct qframe *q)
+{
+	const struct ag_frame_hdr *h = &q->h;
+	struct ag_rbuf r;
+	struct ag_wbuf out = { 0 };
+	cudaError_t e;
+	char err[128];
+
+	s->msg[0] = '\0';
+	if (q->streamed) {
+		e = take_htod_body(s, h, q->payload);
+	} else if (ag_request_check(h, q->payload, err, sizeof(err))) {
+		e = malformed(s, "%s", err);
+	} else if (!handlers[h->op].fn) {
+		e = malformed(s, "unexpected %s frame", ag_op_name(h->op));
+	} else {
+		ag_rbuf_init(&r, q->payload, h->len);
+		e = handlers[h->op].fn(s, h, &r, &out);
+	}
+	if (!s->fault)
+		answer(s, h, e, &out);
+	ag_wbuf_free(&out);
+}
+
+/* Whether a synchronous chunk's bytes may wait on the connection for the
+ * executor: not while a host function is unfinished, since the executor
+ * may wait for it and its answer would be behind these bytes. */
+static int may_stream(struct session *s, const uint8_t fields[HTOD_FIELDS])
+{
+	uint32_t async;
+	int busy;
+
+	memcpy(&async, fields + 12, 4);
+	pthread_mutex_lock(&s->lock);
+	busy = s->hostfns_out;
+	pthread_mutex_unlock(&s->lock);
+	return !async && !busy;
+}
+
+/* Reads a request's payload (NULL when empty); of a large synchronous
+ * COPY_HTOD only its fields, leaving the bytes on the connection for the
+ * executor (*streamed set).  0, or -1 with why set. */
+static int read_request(struct session *s, const struct ag_frame_hdr *h, uint8_t **payload,
+			int *streamed, char *why, size_t whylen)
+{
+	uint8_t fields[HTOD_FIELDS];
+	size_t have = 0;
+
+	*payload = NULL;
+	*streamed = 0;
+	if (!h->len)
+		return 0;
+	if (h->op == AG_OP_COPY_HTOD && h->len >= HTOD_FIELDS + STREAMED_MIN) {
+		if (ag_conn_recv_body(&s->conn, h, fields, HTOD_FIELDS, why, whylen))
+			return -1;
+		*streamed = may_stream(s, fields);
+		have = HTOD_FIELDS;
+	}
+	*payload = xmalloc(*streamed ? HTOD_FIELDS : h->len);
+	memcpy(*payload, fields, have);
+	if (*streamed || !ag_conn_recv_body(&s->conn, h, *payload + have, h->len - have,
+					    why, whylen))
+		return 0;
+	free(*payload);
+	*payload = NULL;
+	return -1;
+}
+
+/* A host function's completion: the backend thread waiting for it goes on. */
+static void hostfn_done(struct session *s, uint64_t cookie)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->ndone == s->donecap) {
+		s->donecap = s->donecap * 2 + 8;
+		s->done_cookies = xrealloc(s->done_cookies, s->donecap * sizeof(uint64_t));
+	}
+	s->done_cookies[s->ndone++] = cookie;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Queues a request for the executor, once there is room; a streamed one's
+ * bytes are the executor's to read, so the reader waits until it has. */
+static void enqueue(struct session *s, const struct ag_frame_hdr *h, uint8_t *payload,
+		    int streamed)
+{
+	struct qframe *q = xmalloc(sizeof(*q));
+
+	q->next = NULL;
+	q->h = *h;
+	q->payload = payload;
+	q->streamed = streamed;
+	pthread_mutex_lock(&s->lock);
+	while (s->queued > MAX_QUEUED && !s->fault)
+		pthread_cond_wait(&s->cond, &s->lock);
+	if (s->tail)
+		s->tail->next = q;
+	else
+		s->head = q;
+	s->tail = q;
+	s->queued += streamed ? HTOD_FIELDS : h->len;
+	s->body_waiting = streamed;
+	pthread_cond_broadcast(&s->cond);
+	while (s->body_waiting && !s->fault)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void *reader_main(void *arg)
@@ -736,48 +995,28 @@ static void *reader_main(void *arg)
 	struct ag_frame_hdr h;
 	uint8_t *payload;
 	char why[200];
-	int rc;
+	int rc, streamed;
 
 	for (;;) {
-		rc = ag_conn_recv(&s->conn, &h, &payload, why, sizeof(why));
-		if (rc == 0 && h.op == AG_OP_HOSTFN_DONE && !h.len) {
-			pthread_mutex_lock(&s->lock);
-			if (s->ndone == s->donecap) {
-				s->donecap = s->donecap * 2 + 8;
-				s->done_cookies = xrealloc(s->done_cookies,
-							   s->donecap * sizeof(uint64_t));
-			}
-			s->done_cookies[s->ndone++] = h.id;
-			pthread_cond_broadcast(&s->cond);
-			pthread_mutex_unlock(&s->lock);
-			continue;
-		}
-		if (rc == 0 && h.op == AG_OP_RAW) {
+		rc = ag_conn_recv_hdr(&s->conn, &h, why, sizeof(why));
+		if (rc == 0)
+			rc = read_request(s, &h, &payload, &streamed, why, sizeof(why));
+		if (rc)
+			break;
+		if (h.op == AG_OP_HOSTFN_DONE && !h.len) {
+			hostfn_done(s, h.id);
+		} else if (h.op == AG_OP_RAW) {
 			/* A measurement, not work: answered here at once, ahead of
 			 * anything queued (the client waits for nothing else). */
-			rc = ag_raw_serve(&s->conn, &h, payload, why, sizeof(why)) ? -1 : 0;
+			rc = ag_raw_serve(&s->conn, &h, payload, why, sizeof(why));
 			free(payload);
 			if (rc)
 				break;
-			continue;
+		} else {
+			if (h.op == AG_OP_HOST_FUNC)
+				count_hostfns(s, 1);
+			enqueue(s, &h, payload, streamed);
 		}
-		if (rc)
-			break;
-		struct qframe *q = xmalloc(sizeof(*q));
-		q->next = NULL;
-		q->h = h;
-		q->payload = payload;
-		pthread_mutex_lock(&s->lock);
-		while (s->queued > MAX_QUEUED && !s->fault)
-			pthread_cond_wait(&s->cond, &s->lock);
-		if (s->tail)
-			s->tail->next = q;
-		else
-			s->head = q;
-		s->tail = q;
-		s->queued += h.len;
-		pthread_cond_broadcast(&s->cond);
-		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_lock(&s->lock);
 	if (rc == 1)
@@ -804,7 +1043,7 @@ static struct qframe *next_request(struct session *s)
 		s->head = q->next;
 		if (!s->head)
 			s->tail = NULL;
-		s->queued -= q->h.len;
+		s->queued -= q->streamed ? HTOD_FIELDS : q->h.len;
 		pthread_cond_broadcast(&s->cond);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -826,16 +1065,26 @@ static void print_to_client(void *ctx, const char *text, size_t len)
 	}
 }
 
-/* HELLO: version and token.  0 with the session's quota, or -1 with the
- * reason in s->reason (the client has been told why). */
+/* The client asked for compression at level: the session uses it, or the
+ * highest level allowed, unless zstd cannot start (then none). */
+static void agree_compression(struct session *s, uint32_t level)
+{
+	s->zc = ZSTD_createCCtx();
+	s->zd = ZSTD_createDCtx();
+	if (s->zc && s->zd)
+		s->zlevel = level < AG_ZSTD_MAX_LEVEL ? level : AG_ZSTD_MAX_LEVEL;
+}
+
+/* HELLO: version, token and compression.  0 with the session's quota, or
+ * -1 with the reason in s->reason (the client has been told why, when it
+ * spoke the protocol at all). */
 static int greet(struct session *s, const struct ag_session_args *a, uint64_t *limit)
 {
 	struct ag_frame_hdr h;
 	uint8_t *payload;
-	struct ag_rbuf r;
+	struct ag_hello hello;
 	struct ag_wbuf out = { 0 };
-	char token[AG_PROTO_MAX_STR + 1], err[200], why[200] = "";
-	uint32_t magic, version;
+	char err[200], why[200] = "";
 	cudaError_t e = cudaSuccess;
 	int rc;
 
@@ -845,33 +1094,28 @@ static int greet(struct session *s, const struct ag_session_args *a, uint64_t *l
 			 rc == 1 ? "client closed" : err);
 		return -1;
 	}
-	if (h.op != AG_OP_HELLO || ag_request_check(&h, payload, err, sizeof(err))) {
-		free(payload);
-		snprintf(s->reason, sizeof(s->reason), "not an anygpu client (first frame %s)",
-			 ag_op_name(h.op));
-		return -1;
-	}
-	ag_rbuf_init(&r, payload, h.len);
-	magic = ag_get_u32(&r);
-	version = ag_get_u32(&r);
-	ag_get_str(&r, token, sizeof(token));
-	if (magic != AG_PROTO_MAGIC) {
-		free(payload);
-		snprintf(s->reason, sizeof(s->reason), "not an anygpu client (bad magic)");
-		return -1;
-	}
+	rc = h.op == AG_OP_HELLO ? ag_hello_decode(payload, h.len, &hello) : -1;
 	free(payload);
+	if (h.op != AG_OP_HELLO || hello.magic != AG_PROTO_MAGIC ||
+	    (rc && hello.version == AG_PROTO_VERSION)) {
+		snprintf(s->reason, sizeof(s->reason), "not an anygpu client (first frame %s%s)",
+			 ag_op_name(h.op), h.op == AG_OP_HELLO ? ", malformed" : "");
+		return -1;
+	}
 	*limit = 0;
-	if (version != AG_PROTO_VERSION) {
+	if (hello.version != AG_PROTO_VERSION) {
 		snprintf(why, sizeof(why), "protocol version %u, this server speaks %u",
-			 version, AG_PROTO_VERSION);
+			 hello.version, AG_PROTO_VERSION);
 		e = cudaErrorInsufficientDriver;
-	} else if (a->auth && a->auth(a->auth_ctx, token, limit, why, sizeof(why))) {
+	} else if (a->auth && a->auth(a->auth_ctx, hello.token, limit, why, sizeof(why))) {
 		e = cudaErrorNotPermitted;
 	}
+	if (e == cudaSuccess && hello.compress && !a->no_compress)
+		agree_compression(s, hello.compress);
 	ag_put_u32(&out, (uint32_t)e);
 	ag_put_str(&out, why[0] ? why : NULL);
 	ag_put_u32(&out, AG_PROTO_VERSION);
+	ag_put_u32(&out, s->zlevel);
 	ag_conn_send(&s->conn, AG_OP_REPLY, 0, h.id, out.p, out.len, NULL, 0, err, sizeof(err));
 	ag_wbuf_free(&out);
 	if (e != cudaSuccess) {
@@ -881,13 +1125,29 @@ static int greet(struct session *s, const struct ag_session_args *a, uint64_t *l
 	return 0;
 }
 
+/* The executor's buffers: a chunk's staging, and compression's. */
+static void buffers_open(struct session *s)
+{
+	s->chunk = xmalloc(AG_PROTO_CHUNK);
+	if (s->zlevel)
+		s->zbuf = xmalloc(ag_zchunk_bound(AG_PROTO_CHUNK));
+}
+
+static void buffers_close(struct session *s)
+{
+	free(s->chunk);
+	ZSTD_freeCCtx(s->zc);
+	ZSTD_freeDCtx(s->zd);
+	free(s->zbuf);
+}
+
 static void serve_requests(struct session *s)
 {
 	struct qframe *q;
 
 	pthread_create(&s->reader, NULL, reader_main, s);
 	while (!s->fault && (q = next_request(s))) {
-		dispatch(s, &q->h, q->payload);
+		dispatch(s, q);
 		free(q->payload);
 		free(q);
 	}
@@ -920,7 +1180,9 @@ static void set_recv_timeout(int fd, int seconds)
 int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t len)
 {
 	struct session s = { .ops = a->ops };
-	struct ag_open_args oa = { .print = print_to_client, .print_ctx = &s };
+	char why[256] = "";
+	struct ag_open_args oa = { .print = print_to_client, .print_ctx = &s,
+				   .error = why, .error_len = sizeof(why) };
 	uint64_t allocs, used;
 	cudaError_t e;
 
@@ -939,11 +1201,11 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 		s.err = ag_outfwd_start(&s.conn, 2, AG_OP_STDERR);
 		e = a->ops->open(a->ordinal, &oa, &s.b);
 		if (e == cudaSuccess) {
-			s.chunk = xmalloc(AG_PROTO_CHUNK);
+			buffers_open(&s);
 			serve_requests(&s);
 		} else {
-			snprintf(s.reason, sizeof(s.reason), "%s backend failed to open: error %d",
-				 a->ops->name, (int)e);
+			snprintf(s.reason, sizeof(s.reason), "%s backend failed to open: error %d%s%s",
+				 a->ops->name, (int)e, why[0] ? ": " : "", why);
 			s.fault = 1;
 		}
 	} else {
@@ -957,7 +1219,7 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 	ag_outfwd_stop(s.err);
 	snprintf(reason, len, "%s; freed %llu allocation%s (%llu bytes)", s.reason,
 		 (unsigned long long)allocs, allocs == 1 ? "" : "s", (unsigned long long)used);
-	free(s.chunk);
+	buffers_close(&s);
 	free(s.done_cookies);
 	ag_tables_free(&s.t);
 	ag_conn_close(&s.conn);

@@ -138,8 +138,8 @@ static void test_client_killed_mid_copy(void **state)
 /* Opens a raw session: connect and a valid HELLO. */
 static int raw_session(void)
 {
-	uint8_t hello[4 + 4 + 4];
-	uint32_t v[3] = { AG_PROTO_MAGIC, AG_PROTO_VERSION, 0 };
+	uint8_t hello[4 + 4 + 4 + 4];
+	uint32_t v[4] = { AG_PROTO_MAGIC, AG_PROTO_VERSION, 0, 0 };
 	struct ag_conn c;
 	struct ag_frame_hdr h;
 	uint8_t *payload;
@@ -156,6 +156,26 @@ static int raw_session(void)
 	free(payload);
 	pthread_mutex_destroy(&c.send_lock);
 	return fd;
+}
+
+/* The server's answer to a HELLO payload of len bytes (0), or -1 when
+ * there is none. */
+static int hello_reply(const void *hello, size_t len, struct ag_hello_reply *r)
+{
+	struct ag_conn c;
+	struct ag_frame_hdr h;
+	uint8_t *payload = NULL;
+	char err[128];
+	int rc;
+
+	ag_conn_init(&c, ag_net_connect(addr, err, sizeof(err)));
+	assert_true(c.fd >= 0);
+	rc = ag_conn_send(&c, AG_OP_HELLO, 0, 1, hello, len, NULL, 0, err, sizeof(err)) ||
+	     ag_conn_recv(&c, &h, &payload, err, sizeof(err)) || h.op != AG_OP_REPLY ||
+	     ag_hello_reply_decode(payload, h.len, r) ? -1 : 0;
+	free(payload);
+	ag_conn_close(&c);
+	return rc;
 }
 
 /* Sends raw bytes after HELLO and expects the server to end the session
@@ -194,6 +214,23 @@ static void test_corrupted_frames(void **state)
 	h = (struct ag_frame_hdr){ .len = 0, .op = AG_OP_REPLY, .id = 2 };
 	ag_hdr_encode(&h, f);
 	send_garbage(f, AG_PROTO_HDR, "unexpected reply frame");
+
+	/* A compressed chunk in a session that did not ask for compression. */
+	h = (struct ag_frame_hdr){ .len = 24, .op = AG_OP_COPY_HTOD_Z, .id = 3 };
+	ag_hdr_encode(&h, f);
+	send_garbage(f, AG_PROTO_HDR + 24, "compressed copy in a session without compression");
+
+	/* A client of another version is told so. */
+	{
+		uint32_t v1[3] = { AG_PROTO_MAGIC, 1, 0 };
+		struct ag_hello_reply r;
+
+		assert_int_equal(hello_reply(v1, sizeof(v1), &r), 0);
+		assert_int_equal(r.error, cudaErrorInsufficientDriver);
+		assert_string_equal(r.message, "protocol version 1, this server speaks 2");
+		assert_int_equal(r.version, AG_PROTO_VERSION);
+		assert_true(wait_log("refused: protocol version 1", 1));
+	}
 
 	/* Not even a HELLO. */
 	{

@@ -3,7 +3,8 @@
  * (cpu backend, Unix socket in a temporary directory), through backend.h
  * only: memory, bulk copies across chunk boundaries, memset, streams,
  * events, host functions, errors of asynchronous calls reported at the next
- * synchronising call, hostile pointers and handles, and a lost server.
+ * synchronising call, hostile pointers and handles, compression, the
+ * order of copies that land straight in device memory, and a lost server.
  */
 #include "backend.h"
 #include "server/server.h"
@@ -67,6 +68,20 @@ static int teardown(void **state)
 	stop_server();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd);
+}
+
+/* Stops a test's own daemon, points the client back at the shared one and
+ * removes the daemon's directory. */
+static void end_extra(const char *extra_dir)
+{
+	char cmd[300];
+
+	assert_int_equal(test_serve_stop(extra), 0);
+	extra = 0;
+	snprintf(cmd, sizeof(cmd), "unix:%s", sock);
+	setenv("ANYGPU_SERVER", cmd, 1);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", extra_dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static struct ag_backend *open_remote(void)
@@ -195,6 +210,20 @@ static void test_hostile_pointers_and_deferred_errors(void **state)
 			 cudaErrorInvalidValue);
 	assert_int_equal(ops->copy_dtod(b, NULL, d, d + 32, 64, 0), cudaErrorInvalidValue);
 	assert_int_equal(ops->mem_free(b, d + 8), cudaErrorInvalidDevicePointer);
+	/* A chunk large enough to be read by the executor itself: its bytes
+	 * are taken off the connection all the same, and the session goes on. */
+	{
+		const size_t big = 1u << 20;
+		char *p = calloc(1, big);
+
+		assert_int_equal(ops->copy_htod(b, NULL, d, p, big, AG_HOST_PAGEABLE, 0),
+				 cudaErrorInvalidValue);
+		assert_int_equal(ops->copy_htod(b, (struct ag_stream *)(uintptr_t)99, d, p, big,
+						AG_HOST_PAGEABLE, 0), cudaErrorInvalidResourceHandle);
+		assert_int_equal(ops->copy_htod(b, NULL, d, buf, 64, AG_HOST_PAGEABLE, 0),
+				 cudaSuccess);
+		free(p);
+	}
 
 	/* Asynchronous: accepted now, reported at the next synchronize. */
 	assert_int_equal(ops->memset(b, NULL, 0xdead0000, 0, 16, 1), cudaSuccess);
@@ -258,7 +287,7 @@ static void test_tcp_and_two_devices(void **state)
  * or a plain client, does not. */
 static void test_tls(void **state)
 {
-	char tdir[] = "/tmp/ag-test-tls-XXXXXX", tsock[100], taddr[64], env[120];
+	char tdir[] = "/tmp/ag-test-tls-XXXXXX", tsock[100], taddr[64];
 	char fp[65], err[300];
 	struct ag_serve_cfg cfg = { .unix_path = tsock, .listen = taddr, .backend = "cpu",
 				    .state_dir = tdir, .tls = "on" };
@@ -293,12 +322,7 @@ static void test_tls(void **state)
 	ops->close(b);
 
 	unsetenv("ANYGPU_TLS_FINGERPRINT");
-	assert_int_equal(test_serve_stop(extra), 0);
-	extra = 0;
-	snprintf(env, sizeof(env), "unix:%s", sock);
-	setenv("ANYGPU_SERVER", env, 1);
-	snprintf(err, sizeof(err), "rm -rf %s", tdir);
-	assert_int_equal(system(err), 0);
+	end_extra(tdir);
 	free(src);
 	free(dst);
 }
@@ -346,12 +370,149 @@ static void test_tokens_and_quota(void **state)
 	ops->close(b);
 
 	unsetenv("ANYGPU_TOKEN");
-	assert_int_equal(test_serve_stop(extra), 0);
-	extra = 0;
+	end_extra(adir);
+}
+
+/* Half a pattern zstd shrinks, half bytes it cannot: chunks of both kinds. */
+static void fill_mixed(unsigned char *p, uint64_t n)
+{
+	uint64_t x = 88172645463325252ull;
+
+	for (uint64_t i = 0; i < n / 2; i++)
+		p[i] = (unsigned char)(i % 251 < 40 ? i : 0);
+	for (uint64_t i = n / 2; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (unsigned char)x;
+	}
+}
+
+/* The level a HELLO asking for level gets from the server at addr. */
+static unsigned agreed_level(const char *addr, unsigned level)
+{
+	struct ag_conn c;
+	unsigned agreed = 99;
+	char err[300];
+
+	assert_int_equal(ag_client_dial(&c, addr, err, sizeof(err)), 0);
+	assert_int_equal(ag_client_hello(&c, NULL, level, &agreed, err, sizeof(err)), 0);
+	ag_conn_close(&c);
+	return agreed;
+}
+
+/* Copies both ways, synchronous and on a stream, across chunks. */
+static void roundtrip_mixed(void)
+{
+	const uint64_t n = (10u << 20) + 3;
+	unsigned char *src = malloc(n), *dst = calloc(1, n);
+	struct ag_backend *b = open_remote();
+	struct ag_stream *s;
+	ag_dptr d;
+
+	fill_mixed(src, n);
+	assert_int_equal(ops->mem_alloc(b, n, AG_MEM_DEVICE, &d), cudaSuccess);
+	assert_int_equal(ops->copy_htod(b, NULL, d, src, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(b, NULL, dst, d, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_memory_equal(src, dst, n);
+	assert_int_equal(ops->stream_create(b, cudaStreamNonBlocking, 0, &s), cudaSuccess);
+	assert_int_equal(ops->memset(b, s, d, 0, n, 1), cudaSuccess);
+	assert_int_equal(ops->copy_htod(b, s, d, src + 1, n - 1, AG_HOST_PAGEABLE, 1),
+			 cudaSuccess);
+	memset(dst, 0, n);
+	assert_int_equal(ops->copy_dtoh(b, s, dst, d, n - 1, AG_HOST_PAGEABLE, 1), cudaSuccess);
+	assert_int_equal(ops->stream_sync(b, s), cudaSuccess);
+	assert_memory_equal(src + 1, dst, n - 1);
+	ops->close(b);
+	free(src);
+	free(dst);
+}
+
+/* ANYGPU_COMPRESS: negotiated at HELLO (a level above the highest gets
+ * the highest), the data arrives whole whichever chunks shrink, a server
+ * may refuse, and a bad level is an error that says why. */
+static void test_compression(void **state)
+{
+	char cdir[] = "/tmp/ag-test-nozstd-XXXXXX", csock[100], env[120], why[300] = "";
+	struct ag_serve_cfg cfg = { .unix_path = csock, .backend = "cpu", .no_compress = 1 };
+	struct ag_open_args args = { .error = why, .error_len = sizeof(why) };
+	struct ag_backend *b = NULL;
+
+	snprintf(env, sizeof(env), "unix:%s", sock);
+	assert_int_equal(agreed_level(env, 0), 0);
+	assert_int_equal(agreed_level(env, 3), 3);
+	assert_int_equal(agreed_level(env, 1000), 19);
+	setenv("ANYGPU_COMPRESS", "3", 1);
+	roundtrip_mixed();
+	setenv("ANYGPU_COMPRESS", "fast", 1);
+	assert_int_equal(ops->open(0, &args, &b), cudaErrorInvalidValue);
+	assert_non_null(strstr(why, "ANYGPU_COMPRESS=fast"));
+
+	assert_non_null(mkdtemp(cdir));
+	cfg.state_dir = cdir;
+	snprintf(csock, sizeof(csock), "%s/sock", cdir);
+	extra = test_serve(&cfg, NULL);
+	assert_true(extra > 0);
+	snprintf(env, sizeof(env), "unix:%s", csock);
+	assert_int_equal(agreed_level(env, 3), 0);
+	setenv("ANYGPU_SERVER", env, 1);
+	setenv("ANYGPU_COMPRESS", "3", 1);
+	roundtrip_mixed();
+	unsetenv("ANYGPU_COMPRESS");
+	end_extra(cdir);
+}
+
+static void sleep_then_set(void *p)
+{
+	usleep(100000);
+	set_flag(p);
+}
+
+/* A synchronous copy's bytes land in device memory only once the stream
+ * has reached the copy: after an earlier memset of the same memory, and
+ * after a host function that the client runs (whose answer comes after
+ * the copy's bytes on the connection). */
+static void test_sync_copy_ordering(void **state)
+{
+	const uint64_t n = 9u << 20;
+	unsigned char *src = malloc(n), *dst = calloc(1, n);
+	struct ag_backend *b = open_remote();
+	int flag = 0;
+	ag_dptr d;
+
+	fill_mixed(src, n);
+	assert_int_equal(ops->mem_alloc(b, n, AG_MEM_DEVICE, &d), cudaSuccess);
+	assert_int_equal(ops->memset(b, NULL, d, 0x5a, n, 1), cudaSuccess);
+	assert_int_equal(ops->copy_htod(b, NULL, d, src, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(b, NULL, dst, d, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_memory_equal(src, dst, n);
+
+	assert_int_equal(ops->host_func(b, NULL, sleep_then_set, &flag), cudaSuccess);
+	assert_int_equal(ops->memset(b, NULL, d, 0, n, 1), cudaSuccess);
+	assert_int_equal(ops->copy_htod(b, NULL, d, src, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_int_equal(flag, 1);
+	memset(dst, 0, n);
+	assert_int_equal(ops->copy_dtoh(b, NULL, dst, d, n, AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_memory_equal(src, dst, n);
+	ops->close(b);
+	free(src);
+	free(dst);
+}
+
+/* A device that cannot be opened says why to the opener, which prints it. */
+static void test_open_message(void **state)
+{
+	char env[160], why[300] = "";
+	struct ag_open_args args = { .error = why, .error_len = sizeof(why) };
+	struct ag_backend *b = NULL;
+
+	snprintf(env, sizeof(env), "unix:%s/nobody", dir);
+	setenv("ANYGPU_SERVER", env, 1);
+	assert_int_equal(ops->open(0, &args, &b), cudaErrorDevicesUnavailable);
+	assert_null(b);
+	assert_non_null(strstr(why, env));
 	snprintf(env, sizeof(env), "unix:%s", sock);
 	setenv("ANYGPU_SERVER", env, 1);
-	snprintf(err, sizeof(err), "rm -rf %s", adir);
-	assert_int_equal(system(err), 0);
 }
 
 /* Last: the server goes away under an open session. */
@@ -380,6 +541,9 @@ int main(void)
 		cmocka_unit_test(test_tcp_and_two_devices),
 		cmocka_unit_test_teardown(test_tokens_and_quota, stop_extra),
 		cmocka_unit_test_teardown(test_tls, stop_extra),
+		cmocka_unit_test_teardown(test_compression, stop_extra),
+		cmocka_unit_test(test_sync_copy_ordering),
+		cmocka_unit_test(test_open_message),
 		cmocka_unit_test(test_server_lost),
 	};
 
