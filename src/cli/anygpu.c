@@ -39,6 +39,8 @@ static const char environment[] =
 	"                    backend (HOST:PORT, tls:HOST:PORT or unix:PATH); each\n"
 	"                    server is one device\n"
 	"  ANYGPU_TOKEN      the tenant token the remote backend presents\n"
+	"  ANYGPU_COMPRESS   1 to 19: ask the servers for Zstandard-compressed copies\n"
+	"                    at that level (for slow links; 0 or unset: none)\n"
 	"  ANYGPU_TLS_FINGERPRINT  pin the server's certificate (SHA-256, 64 hex\n"
 	"                    digits, as `anygpu serve` logs it); TLS is then used on TCP\n"
 	"  ANYGPU_TLS_CA     a PEM file of CAs trusted for the server's certificate\n"

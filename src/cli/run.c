@@ -21,7 +21,7 @@
 
 static const char usage[] =
 	"usage: anygpu run [--backend cpu|cuda|remote] [--server ADDR[,ADDR...]]\n"
-	"                  [--token TOKEN] [--] PROGRAM [ARGS...]\n"
+	"                  [--token TOKEN] [--compress[=LEVEL]] [--] PROGRAM [ARGS...]\n"
 	"\n"
 	"Runs PROGRAM, an unmodified CUDA program, on anygpu's CUDA runtime: on this\n"
 	"machine's CPU, its GPU, or the GPUs of `anygpu serve` daemons.  PROGRAM must\n"
@@ -37,14 +37,40 @@ static const char usage[] =
 	"  --token TOKEN  the tenant token for the daemons (sets ANYGPU_TOKEN; prefer\n"
 	"                 setting ANYGPU_TOKEN yourself: command lines are visible\n"
 	"                 to every user of the machine)\n"
+	"  --compress[=LEVEL]  ask the daemons to Zstandard-compress copies, at LEVEL\n"
+	"                 1 (fastest, the default) to 19 (sets ANYGPU_COMPRESS); for\n"
+	"                 slow links: chunks that do not shrink travel as they are\n"
 	"\n"
 	"The exit status is PROGRAM's; 1 when PROGRAM cannot use anygpu, 2 for a\n"
 	"usage error, 126 when PROGRAM cannot be executed, 127 when it is not found.\n";
 
 struct run_opts {
 	const char *backend, *server, *token;
+	const char *compress;   /* a Zstandard level, as text */
 	int first;              /* index of PROGRAM in argv */
 };
+
+/* --compress's LEVEL: 1 to 19. */
+static int valid_level(const char *v)
+{
+	char *end;
+	long level = strtol(v, &end, 10);
+
+	return *v && !*end && level >= 1 && level <= 19;
+}
+
+/* --compress alone or --compress=LEVEL (not --compress LEVEL: the program
+ * could be named like a number). */
+static int compress_option(const char *arg, struct run_opts *o)
+{
+	if (strcmp(arg, "--compress") == 0)
+		o->compress = "1";
+	else if (strncmp(arg, "--compress=", 11) == 0)
+		o->compress = arg + 11;
+	else
+		return 0;
+	return 1;
+}
 
 static int valid_backend(const char *b)
 {
@@ -103,6 +129,8 @@ static int parse(int argc, char **argv, struct run_opts *o)
 			i++;
 			break;
 		}
+		if (compress_option(argv[i], o))
+			continue;
 		for (k = 0, v = NULL; k < sizeof(opts) / sizeof(opts[0]) && !v && !missing; k++)
 			if ((v = cli_option(argc, argv, &i, opts[k].name, &missing)))
 				*opts[k].value = v;
@@ -113,6 +141,8 @@ static int parse(int argc, char **argv, struct run_opts *o)
 	}
 	if (o->backend && !valid_backend(o->backend))
 		return cli_usage("run", "--backend must be cpu, cuda or remote, not '%s'", o->backend);
+	if (o->compress && !valid_level(o->compress))
+		return cli_usage("run", "--compress wants a level from 1 to 19, not '%s'", o->compress);
 	if (o->server && !valid_servers(o->server))
 		return cli_usage("run", "--server wants HOST:PORT, tls:HOST:PORT or unix:PATH (comma-separated), not '%s'", o->server);
 	if (i >= argc)
@@ -213,6 +243,8 @@ static void set_environment(const struct run_opts *o, const char *libdir)
 		setenv("ANYGPU_SERVER", o->server, 1);
 	if (o->token)
 		setenv("ANYGPU_TOKEN", o->token, 1);
+	if (o->compress)
+		setenv("ANYGPU_COMPRESS", o->compress, 1);
 }
 
 static int run(int argc, char **argv)
