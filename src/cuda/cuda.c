@@ -194,6 +194,13 @@ static void fill_info(struct ag_backend *b)
 
 static void free_module(struct ag_module *m);
 
+/* Tells the opener why the device cannot be used. */
+static void open_failed(const struct ag_open_args *args, const char *why)
+{
+	if (args && args->error && args->error_len && why[0])
+		snprintf(args->error, args->error_len, "%s", why);
+}
+
 static cudaError_t cuda_open(int ordinal, const struct ag_open_args *args,
 			     struct ag_backend **out)
 {
@@ -202,8 +209,10 @@ static cudaError_t cuda_open(int ordinal, const struct ag_open_args *args,
 	cudaError_t e;
 
 	*out = NULL;
-	if (ordinal < 0 || ordinal >= cuda_probe(msg, sizeof(msg)))
+	if (ordinal < 0 || ordinal >= cuda_probe(msg, sizeof(msg))) {
+		open_failed(args, msg);
 		return driver() ? cudaErrorNoDevice : cudaErrorInvalidDevice;
+	}
 	b = xcalloc(1, sizeof(*b));
 	b->mem_limit = args ? args->mem_limit : 0;
 	e = check(b, cu.cuDeviceGet(&b->dev, ordinal), "cuDeviceGet");
@@ -211,6 +220,7 @@ static cudaError_t cuda_open(int ordinal, const struct ag_open_args *args,
 		e = check(b, cu.cuDevicePrimaryCtxRetain(&b->ctx, b->dev),
 			  "cuDevicePrimaryCtxRetain");
 	if (e != cudaSuccess) {
+		open_failed(args, b->msg);
 		free(b);
 		return e;
 	}
