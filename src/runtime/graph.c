@@ -271,13 +271,15 @@ RT_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 RT_API cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 {
 	struct rt_graph *g;
+	int ok;
 
 	pthread_mutex_lock(&rt_graph_lock);
 	g = rt_graph_find(graph, RT_TAG_GRAPH);
-	if (g && !g->owned)
+	ok = g && !g->owned;
+	if (ok)
 		rt_graph_free_locked(g);
 	pthread_mutex_unlock(&rt_graph_lock);
-	return g && !g->owned ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+	return ok ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 /* Edge data other than all zeros (programmatic ports) is not supported. */
 int rt_plain_edges(const cudaGraphEdgeData *ed, size_t n)
