@@ -113,6 +113,7 @@ static void test_2d(void)
 
 	CK(cudaMalloc(&dout, W * H * sizeof(float)));
 	read2d<<<H, 32>>>(s, dout, W, H);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, W * H * sizeof(float), cudaMemcpyDeviceToHost));
 	for (int i = 0; i < W * H; i++)
 		want[i] *= 2;
@@ -125,6 +126,7 @@ static void test_2d(void)
 	rd.res.array.array = a;
 	CK(cudaCreateTextureObject(&t, &rd, &td, NULL));
 	tex_read2d<<<H, 32>>>(t, dout, W, H);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, W * H * sizeof(float), cudaMemcpyDeviceToHost));
 	for (int i = 0; i < W * H; i++)
 		want[i] /= 2;
@@ -151,6 +153,7 @@ static void test_modes(void)
 	CK(cudaMalloc(&dc, N * 4));
 	CK(cudaMalloc(&dz, N * 4));
 	modes1d<<<1, N>>>(s, dc, dz, N);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(clamped.data(), dc, N * 4, cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy(zeroed.data(), dz, N * 4, cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy2DFromArray(after.data(), W * 4, a, 0, 0, W * 4, 1, cudaMemcpyDeviceToHost));
@@ -184,7 +187,9 @@ static void test_3d(void)
 	cudaSurfaceObject_t s = make_surface(a);
 	CK(cudaMalloc(&dout, W * H * D * sizeof(int2)));
 	write3d<<<D, dim3(W, H)>>>(s, W, H, D);
+	CK(cudaGetLastError());
 	read3d<<<D, dim3(W, H)>>>(s, dout, W, H, D);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, W * H * D * sizeof(int2), cudaMemcpyDeviceToHost));
 	cudaMemcpy3DParms p = {};
 	p.srcArray = a;
@@ -224,6 +229,7 @@ static void test_16bit(void)
 	cudaSurfaceObject_t s = make_surface(a);
 	CK(cudaMalloc(&dout, W * sizeof(short)));
 	rw16<<<1, W>>>(s, dout, W);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, W * sizeof(short), cudaMemcpyDeviceToHost));
 	CK(cudaMemcpy2DFromArray(after.data(), W * 2, a, 0, 0, W * 2, 1, cudaMemcpyDeviceToHost));
 	check_array("surf1Dread short", got.data(), v.data(), W);

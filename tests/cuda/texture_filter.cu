@@ -121,6 +121,7 @@ static void test_1d(void)
 		CK(cudaMemcpy(dc, c.data(), N * sizeof(float), cudaMemcpyHostToDevice));
 		cudaTextureObject_t t = make_tex(a, s, border);
 		sample1d<<<(N + 63) / 64, 64>>>(t, dc, dout, N);
+		CK(cudaGetLastError());
 		CK(cudaMemcpy(got.data(), dout, N * sizeof(float), cudaMemcpyDeviceToHost));
 		CK(cudaDestroyTextureObject(t));
 		ref_tex r = ref_of(t4, W, 1, 1, 1, s, border);
@@ -164,6 +165,7 @@ static void test_2d(void)
 		CK(cudaMemcpy(dc, c.data(), N * sizeof(float2), cudaMemcpyHostToDevice));
 		cudaTextureObject_t t = make_tex(a, s, border);
 		sample2d<<<(N + 63) / 64, 64>>>(t, dc, dout, N);
+		CK(cudaGetLastError());
 		CK(cudaMemcpy(got.data(), dout, N * sizeof(float4), cudaMemcpyDeviceToHost));
 		CK(cudaDestroyTextureObject(t));
 		ref_tex r = ref_of(texels, W, H, 1, 2, s, border);
@@ -214,6 +216,7 @@ static void test_3d(void)
 		CK(cudaMemcpy(dc, c.data(), N * sizeof(float4), cudaMemcpyHostToDevice));
 		cudaTextureObject_t t = make_tex(a, s, border);
 		sample3d<<<(N + 63) / 64, 64>>>(t, dc, dout, N);
+		CK(cudaGetLastError());
 		CK(cudaMemcpy(got.data(), dout, N * sizeof(float), cudaMemcpyDeviceToHost));
 		CK(cudaDestroyTextureObject(t));
 		ref_tex r = ref_of(t4, W, H, D, 3, s, border);

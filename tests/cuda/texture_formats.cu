@@ -146,6 +146,7 @@ static void test_uchar4_normalized(void)
 		cudaTextureObject_t t = array_tex(a, tex_desc(cudaAddressModeWrap, lin,
 							      cudaReadModeNormalizedFloat, true));
 		read_norm2d<<<N / 64, 64>>>(t, dc, dout, N);
+		CK(cudaGetLastError());
 		CK(cudaMemcpy(got.data(), dout, N * sizeof(float4), cudaMemcpyDeviceToHost));
 		CK(cudaDestroyTextureObject(t));
 		ref_tex r = { as_float.data(), W, H, 1, 2,
@@ -164,6 +165,7 @@ static void test_uchar4_normalized(void)
 	cudaTextureObject_t t = array_tex(a, tex_desc(cudaAddressModeClamp, false,
 						      cudaReadModeElementType, false));
 	read_uchar4<<<H, W>>>(t, dback, W, H);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(back.data(), dback, W * H * sizeof(uchar4), cudaMemcpyDeviceToHost));
 	CK(cudaDestroyTextureObject(t));
 	check_array("uchar4 elements", (const unsigned char *)back.data(),
@@ -214,6 +216,7 @@ static void test_signed(void)
 								      cudaReadModeNormalizedFloat,
 								      false));
 			read_norm1d<<<1, N>>>(t, dc, dout, N);
+			CK(cudaGetLastError());
 			CK(cudaMemcpy(got.data(), dout, N * sizeof(float2), cudaMemcpyDeviceToHost));
 			CK(cudaDestroyTextureObject(t));
 			ref_tex r = { ref.data(), W, 1, 1, 1,
@@ -238,6 +241,7 @@ static void test_signed(void)
 								      cudaReadModeElementType,
 								      false));
 			read_short2<<<1, W>>>(t, dback, W);
+			CK(cudaGetLastError());
 			CK(cudaMemcpy(back.data(), dback, W * sizeof(short2),
 				      cudaMemcpyDeviceToHost));
 			CK(cudaDestroyTextureObject(t));
@@ -273,6 +277,7 @@ static void test_16bit(void)
 	cudaTextureObject_t t = array_tex(a, tex_desc(cudaAddressModeClamp, false,
 						      cudaReadModeNormalizedFloat, false));
 	read_half<<<1, W>>>(t, dout, W);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, W * sizeof(float), cudaMemcpyDeviceToHost));
 	CK(cudaDestroyTextureObject(t));
 	CK(cudaFreeArray(a));
@@ -283,6 +288,7 @@ static void test_16bit(void)
 	CK(cudaMemcpy2DToArray(a, 0, 0, h.data(), W * 2, W * 2, 1, cudaMemcpyHostToDevice));
 	t = array_tex(a, tex_desc(cudaAddressModeClamp, false, cudaReadModeElementType, false));
 	read_half<<<1, W>>>(t, dout, W);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, W * sizeof(float), cudaMemcpyDeviceToHost));
 	CK(cudaDestroyTextureObject(t));
 	CK(cudaFreeArray(a));
@@ -321,18 +327,21 @@ static void test_fetch(void)
 	cudaTextureObject_t t = linear_tex(df, N * sizeof(float), cudaCreateChannelDesc<float>(),
 					   cudaReadModeElementType);
 	fetch_float<<<1, M>>>(t, dout, M);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, M * sizeof(float), cudaMemcpyDeviceToHost));
 	CK(cudaDestroyTextureObject(t));
 	check_array("tex1Dfetch float", got.data(), want.data(), M);
 
 	t = linear_tex(dv, N * sizeof(int4), cudaCreateChannelDesc<int4>(), cudaReadModeElementType);
 	fetch_int4<<<1, N>>>(t, dvout, N);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(vgot.data(), dvout, N * sizeof(int4), cudaMemcpyDeviceToHost));
 	CK(cudaDestroyTextureObject(t));
 	check_array("tex1Dfetch int4", (const int *)vgot.data(), (const int *)v.data(), 4 * N);
 
 	t = linear_tex(db, N, cudaCreateChannelDesc<unsigned char>(), cudaReadModeNormalizedFloat);
 	fetch_uchar_norm<<<1, N>>>(t, dout, N);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, N * sizeof(float), cudaMemcpyDeviceToHost));
 	CK(cudaDestroyTextureObject(t));
 	for (int i = 0; i < N; i++)
@@ -392,6 +401,7 @@ static void test_pitch2d(void)
 	CK(cudaMalloc(&dout, N * sizeof(float4)));
 	CK(cudaMemcpy(dc, c.data(), N * sizeof(float2), cudaMemcpyHostToDevice));
 	read_norm2d<<<N / 64, 64>>>(t, dc, dout, N);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, N * sizeof(float4), cudaMemcpyDeviceToHost));
 	CK(cudaDestroyTextureObject(t));
 	ref_tex r = { ref.data(), W, H, 1, 2,
@@ -433,6 +443,7 @@ static void test_gather(void)
 	CK(cudaMalloc(&dout, 4 * N * sizeof(float4)));
 	CK(cudaMemcpy(dc, c.data(), N * sizeof(float2), cudaMemcpyHostToDevice));
 	gather<<<1, N>>>(t, dc, dout, N);
+	CK(cudaGetLastError());
 	CK(cudaMemcpy(got.data(), dout, 4 * N * sizeof(float4), cudaMemcpyDeviceToHost));
 	CK(cudaDestroyTextureObject(t));
 	ref_tex r = { texels.data(), W, H, 1, 2,
