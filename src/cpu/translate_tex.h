@@ -262,12 +262,12 @@ AG_INLINE unsigned char *ag_surf_addr(struct ag_warp *w, unsigned l, uint64_t h,
 		hi = d ? t->size[d] - 1 : t->size[0] * t->elem - n;
 		if (x[d] >= 0 && x[d] <= hi)
 			continue;
-		if (mode == 1) {
+		if (mode == 1 && hi >= 0) {     /* an access wider than a row cannot clamp */
 			x[d] = x[d] < 0 ? 0 : hi;
 		} else if (mode == 2) {
 			return NULL;
 		} else {
-			ag_fault(w, l, 719, "surface access out of range (trap mode)");
+			ag_fault(w, l, 719, "surface access out of range");
 			*trap = 1;
 			return NULL;
 		}
