@@ -44,6 +44,23 @@ static void override(struct ag_serve_cfg *cfg, const struct ag_serve_cfg *cli)
 		cfg->no_compress = 1;
 }
 
+/* The daemon with the command line's settings over the file's, and the
+ * defaults for what neither gave. */
+static int serve_with(struct ag_serve_cfg *cfg, const struct ag_serve_cfg *cli)
+{
+	char state[4096], err[512];
+
+	override(cfg, cli);
+	if (!cfg->listen && !cfg->unix_path)
+		cfg->listen = "127.0.0.1:7355";
+	if (!cfg->state_dir) {
+		if (ag_state_dir(state, sizeof(state), err, sizeof(err)))
+			return cli_error("serve", "%s", err);
+		cfg->state_dir = state;
+	}
+	return ag_serve(cfg);
+}
+
 static int serve_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -60,11 +77,11 @@ static int serve_run(int argc, char **argv)
 		{ 0 },
 	};
 	struct ag_serve_cfg cfg = { .backend = "cpu" }, cli = { .device = -1 };
-	char state[4096], err[512];
-	int c;
+	char err[512];
+	int c, rc, bad = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while (!bad && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': cli.listen = optarg; break;
 		case 'u': cli.unix_path = optarg; break;
@@ -76,27 +93,24 @@ static int serve_run(int argc, char **argv)
 		case 'K': cli.key = optarg; break;
 		case 'Z': cli.no_compress = 1; break;
 		case 'c':
-			if (ag_serve_config_load(optarg, &cfg, err, sizeof(err)))
+			if (ag_serve_config_load(optarg, &cfg, err, sizeof(err))) {
+				ag_serve_config_free(&cfg);
 				return cli_error("serve", "%s", err);
+			}
 			break;
 		default:
-			fputs(usage, stderr);
-			return 2;
+			bad = 1;
+			break;
 		}
 	}
-	if (optind < argc) {
+	if (bad || optind < argc) {
 		fputs(usage, stderr);
-		return 2;
+		rc = 2;
+	} else {
+		rc = serve_with(&cfg, &cli);
 	}
-	override(&cfg, &cli);
-	if (!cfg.listen && !cfg.unix_path)
-		cfg.listen = "127.0.0.1:7355";
-	if (!cfg.state_dir) {
-		if (ag_state_dir(state, sizeof(state), err, sizeof(err)))
-			return cli_error("serve", "%s", err);
-		cfg.state_dir = state;
-	}
-	return ag_serve(&cfg);
+	ag_serve_config_free(&cfg);
+	return rc;
 }
 
 const struct command cmd_serve = {

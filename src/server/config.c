@@ -36,6 +36,8 @@ static const struct {
 };
 
 #define NSTRINGS (sizeof(string_settings) / sizeof(string_settings[0]))
+_Static_assert(NSTRINGS <= sizeof(((struct ag_serve_cfg *)0)->loaded) / sizeof(char *),
+	       "struct ag_serve_cfg has room for every string setting");
 
 /* The index of a string setting, or -1. */
 static int string_setting(const char *name)
@@ -46,8 +48,8 @@ static int string_setting(const char *name)
 	return -1;
 }
 
-/* A string setting; one given twice is refused (which value was meant?),
- * so each value is copied once and kept. */
+/* A string setting; one given twice in a file is refused (which value
+ * was meant?).  A later file's value replaces an earlier file's. */
 static int set_string(struct load_ctx *c, int i, const char *value)
 {
 	if (c->seen & (1u << i)) {
@@ -55,7 +57,9 @@ static int set_string(struct load_ctx *c, int i, const char *value)
 		return 0;
 	}
 	c->seen |= 1u << i;
-	*(const char **)((char *)c->cfg + string_settings[i].off) = xstrdup(value);
+	free(c->cfg->loaded[i]);
+	c->cfg->loaded[i] = xstrdup(value);
+	*(const char **)((char *)c->cfg + string_settings[i].off) = c->cfg->loaded[i];
 	return 1;
 }
 
@@ -115,6 +119,14 @@ int ag_serve_config_load(const char *path, struct ag_serve_cfg *cfg, char *err, 
 	else
 		snprintf(err, errlen, "%s:%d: %s", path, rc, why[0] ? why : "syntax error");
 	return -1;
+}
+
+void ag_serve_config_free(struct ag_serve_cfg *cfg)
+{
+	for (size_t i = 0; i < NSTRINGS; i++) {
+		free(cfg->loaded[i]);
+		cfg->loaded[i] = NULL;
+	}
 }
 
 /* mkdir -p, for directories the server owns (mode 0700). */

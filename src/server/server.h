@@ -43,16 +43,18 @@ struct ag_serve_cfg {
 				     * the TCP address is loopback */
 	const char *cert, *key;     /* PEM files; NULL: self-signed in state_dir */
 	int no_compress;            /* serve --no-compress, compress = off */
+	char *loaded[8];            /* the strings a configuration file set */
 };
 
 /* Runs the daemon until SIGTERM or SIGINT; returns the exit status. */
 int ag_serve(const struct ag_serve_cfg *cfg);
 
 /* Settings from an INI file ([serve] listen, unix, backend, device,
- * state_dir, tls, cert, key, compress = on|off); strings are strdup'd into
- * cfg and stay for the process's life.  0, or -1 with err set (a setting
- * given twice is an error). */
+ * state_dir, tls, cert, key, compress = on|off); the strings are copies
+ * that cfg owns until ag_serve_config_free.  0, or -1 with err set (a
+ * setting given twice is an error). */
 int ag_serve_config_load(const char *path, struct ag_serve_cfg *cfg, char *err, size_t errlen);
+void ag_serve_config_free(struct ag_serve_cfg *cfg);
 
 /* The state directory when none is given: $ANYGPU_STATE_DIR, else
  * $XDG_STATE_HOME/anygpu, else ~/.local/state/anygpu; created if missing.

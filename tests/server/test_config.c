@@ -40,8 +40,13 @@ static void test_settings(void **state)
 	assert_string_equal(cfg.backend, "cuda");
 	assert_int_equal(cfg.device, 1);
 	assert_int_equal(cfg.no_compress, 1);
-	assert_int_equal(load("[serve]\ncompress = on\n", &cfg, err, sizeof(err)), 0);
+	/* A second file's value replaces the first's. */
+	assert_int_equal(load("[serve]\ncompress = on\nlisten = 127.0.0.1:1\n", &cfg, err,
+			      sizeof(err)), 0);
 	assert_int_equal(cfg.no_compress, 0);
+	assert_string_equal(cfg.listen, "127.0.0.1:1");
+	ag_serve_config_free(&cfg);
+	assert_null(cfg.loaded[0]);
 }
 
 static void test_mistakes(void **state)
@@ -57,6 +62,7 @@ static void test_mistakes(void **state)
 	assert_non_null(strstr(err, "unknown setting 'port'"));
 	assert_int_equal(load("[other]\nlisten = a:1\n", &cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "unknown section [other]"));
+	ag_serve_config_free(&cfg);
 }
 
 int main(void)
