@@ -5,7 +5,8 @@
  * among the warp's running lanes, runs that block for the lanes there
  * (each instruction a loop over them), and lets branches, ret, exit,
  * barriers and calls move each lane on.  Kernels are run block-wide by
- * ag_block_run (translate_rt.h); .func bodies by a callable wrapper.
+ * ag_block_run (translate_rt.h), which has their warps take turns a basic
+ * block at a time; .func bodies by a callable wrapper.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -626,6 +627,26 @@ static int emit_call(struct tr *t, const struct ptx_insn *in)
 	return 0;
 }
 
+/* The emitter of an instruction that only reads and writes its lane's own
+ * registers and memory, or NULL: arithmetic, conversions, and the memory
+ * operations named here (not the ones that wait for other threads). */
+static tr_emit_fn lane_local_emitter(const struct ptx_insn *in)
+{
+	static const char *const mem[] = {
+		"ld", "ldu", "st", "cvta", "atom", "red", "membar", "fence",
+		"prefetch", "prefetchu", "isspacep",
+	};
+	tr_emit_fn fn = tr_arith_emitter(in->opcode);
+	size_t i;
+
+	if (!fn)
+		fn = tr_cvt_emitter(in->opcode);
+	for (i = 0; i < sizeof(mem) / sizeof(mem[0]) && !fn; i++)
+		if (!strcmp(in->opcode, mem[i]))
+			fn = tr_mem_emitter(in->opcode);
+	return fn;
+}
+
 static int emit_insn(struct tr *t, const struct ptx_insn *in)
 {
 	static const struct {
@@ -638,18 +659,21 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	tr_emit_fn fn = NULL;
 	size_t i;
 
-	sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
-	if (t->scalar && (fn = tr_fast_flow(in->opcode)))
+	if (t->scalar && (fn = tr_fast_flow(in->opcode))) {
+		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
 		return fn(t, in);
-	if (is_block_barrier(in))
-		return emit_barrier(t, in);
+	}
 	for (i = 0; i < sizeof(flow) / sizeof(flow[0]) && !fn; i++)
 		if (!strcmp(in->opcode, flow[i].op))
 			fn = flow[i].fn;
-	if (!fn)
-		fn = tr_arith_emitter(in->opcode);
-	if (!fn)
-		fn = tr_cvt_emitter(in->opcode);
+	if (!fn && !is_block_barrier(in) && (fn = lane_local_emitter(in)))
+		/* volatile: the mark of warp-synchronous shared-memory code */
+		tr_fuse(t, !tr_has(in, ".volatile"));
+	else
+		tr_fuse(t, 0);
+	sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
+	if (is_block_barrier(in))
+		return emit_barrier(t, in);
 	if (!fn)
 		fn = tr_mem_emitter(in->opcode);
 	if (!fn)
@@ -667,6 +691,7 @@ static void emit_fallthrough(struct tr *t, int terminated)
 {
 	if (t->scalar)
 		return;
+	tr_fuse(t, 0);
 	if (!terminated) {
 		if (t->bb + 1 < t->nbb)
 			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n",
@@ -751,14 +776,16 @@ static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\tconst unsigned char *const prm = b->env->params;\n"
 		"\tuint8_t m[32];\n\tunsigned l;\n\n"
 		"\t(void)sh; (void)prm; (void)a;\n"
-		"\tfor (;;) switch (ag_pick(w, &W->ln, m)) {\n%s"
-		"\tdefault:\n%s\t\treturn;\n\t}\n}\n\n", fidx, fidx, t->code.buf,
+		"\tfor (;;) {\n\tswitch (ag_pick(w, &W->ln, m)) {\n%s"
+		"\tdefault:\n%s\t\treturn;\n\t}\n%s\t}\n}\n\n", fidx, fidx, t->code.buf,
 		/* lanes waiting at a barrier inside a device function: the warp
 		 * stops here until the barrier completes */
 		t->fn->is_entry || !t->fi[fidx].barrier_line ? "" :
 		"\t\tif (ag_waiting(&W->ln)) {\n\t\t\tif (ag_yield(w))\n\t\t\t\tcontinue;\n"
 		"\t\t\tb->env->svc->fault(b, 719, \"barrier in a device function called "
-		"without a warp stack\");\n\t\t}\n");
+		"without a warp stack\");\n\t\t}\n",
+		/* a kernel's warps take turns, a basic block at a time */
+		t->fn->is_entry ? "\tif (w->step)\n\t\treturn;\n" : "");
 	if (t->fn->is_entry)
 		return;
 	/* a function with barriers tells them which lanes are not in it */

@@ -75,6 +75,7 @@ struct tr {
 	uint32_t nextra;        /* blocks after nbb: bar.red resumptions */
 	struct strbuf tail;     /* their code, emitted after the others */
 	uint32_t tmp;           /* unique temporaries */
+	int fused;              /* a lane loop spanning instructions is open */
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */
@@ -121,6 +122,7 @@ int tr_row(uint64_t size);
 void tr_wrap(struct strbuf *e, const char *fn);     /* e = fn(e) */
 void tr_lanes_begin(struct tr *t, const struct ptx_insn *in);
 void tr_lanes_end(struct tr *t);
+void tr_fuse(struct tr *t, int open);
 int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb);
 
 /* Modifiers: every one must be a type or listed in allowed (words

@@ -345,7 +345,7 @@ int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb)
  * scalar version runs one lane: "if (guard) {". */
 void tr_lanes_begin(struct tr *t, const struct ptx_insn *in)
 {
-	if (t->scalar) {
+	if (t->scalar || t->fused) {
 		sb_adds(&t->code, "\t\tif (");
 		if (in && in->guard)
 			tr_guard(t, in, &t->code);
@@ -366,6 +366,24 @@ void tr_lanes_begin(struct tr *t, const struct ptx_insn *in)
 void tr_lanes_end(struct tr *t)
 {
 	sb_adds(&t->code, "\t\t}\n");
+}
+
+/*
+ * Opens (open = 1) or closes the lane loop that a run of lane-local
+ * instructions shares.  In lockstep each instruction is its own loop over
+ * the lanes; instructions that only read and write the lane's own registers
+ * and memory give the same results when each lane runs the whole run before
+ * the next lane starts, and then a lane's values stay in machine registers
+ * and its loads and stores meet the cache in the order of a loop over
+ * threads.  The caller closes the loop before any instruction that looks at
+ * other lanes or moves lanes (warp operations, barriers, branches, calls).
+ */
+void tr_fuse(struct tr *t, int open)
+{
+	if (t->scalar || t->fused == open)
+		return;
+	sb_adds(&t->code, open ? "\t\tfor (l = 0; l < 32; l++) if (m[l]) {\n" : "\t\t}\n");
+	t->fused = open;
 }
 
 static int word_in(const char *list, const char *w)

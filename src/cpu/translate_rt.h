@@ -61,6 +61,7 @@ struct ag_warp {
 	struct ag_bar *bar;
 	unsigned id, nw;        /* warp index, warps in the block */
 	unsigned dyn;           /* offset of extern .shared in b->shared */
+	unsigned step;          /* the kernel's run returns after each basic block */
 	uint32_t tid[3][32];
 	uint32_t exited;        /* lanes that have executed exit */
 	uint32_t outside;       /* live lanes outside the device function
@@ -102,15 +103,17 @@ AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t
 	return pc;
 }
 
-AG_INLINE int ag_waiting(const struct ag_lanes *ln)
+AG_INLINE int ag_in_state(const struct ag_lanes *ln, uint8_t st)
 {
 	unsigned l;
 
 	for (l = 0; l < 32; l++)
-		if (ln->st[l] == AG_WAIT)
+		if (ln->st[l] == st)
 			return 1;
 	return 0;
 }
+
+AG_INLINE int ag_waiting(const struct ag_lanes *ln) { return ag_in_state(ln, AG_WAIT); }
 
 AG_INLINE void ag_enter(struct ag_lanes *ln, const uint8_t *m)
 {
@@ -261,15 +264,22 @@ static int ag_co_start(struct ag_warp *w, struct ag_co *co, ag_run_fn run, void 
 	return 0;
 }
 
-/* Runs warp i until it finishes or all its lanes wait; 1 when finished. */
-static int ag_warp_step(struct ag_warp *w, ag_run_fn run, void *frame)
+/* Runs warp w for one basic block, or with a stack of its own until it
+ * finishes or all its lanes wait; 1 when finished.  *ran is set when
+ * lanes without a stack of their own can go on running. */
+static int ag_warp_step(struct ag_warp *w, ag_run_fn run, void *frame, int *ran)
 {
+	const struct ag_lanes *ln = frame;
+	int running;
+
 	if (w->co) {
 		swapcontext(&w->co->sched, &w->co->ctx);
 		return w->co->done;
 	}
 	run(w, frame, NULL);
-	return !ag_waiting((const struct ag_lanes *)frame);
+	running = ag_in_state(ln, AG_RUN);
+	*ran |= running;
+	return !running && !ag_waiting(ln);
 }
 
 AG_INLINE unsigned ag_bar_gens(const struct ag_bar *bar)
@@ -281,27 +291,34 @@ AG_INLINE unsigned ag_bar_gens(const struct ag_bar *bar)
 	return s;
 }
 
-/* Runs the block's warps in turn, each until it finishes or waits, then
- * settles the barriers (exits may complete them), until every warp has
- * finished.  A round in which no barrier completes while warps still wait
- * is a deadlock, which a GPU would hang on: the launch fails instead. */
+/* Runs the block's warps in turn, a basic block each (or, with stacks of
+ * their own, each until it finishes or waits), then settles the barriers
+ * (exits may complete them), until every warp has finished.  Taking turns
+ * keeps the warps of a block at about the same place, as on a GPU: in a
+ * grid-stride loop they then read neighbouring addresses together, which
+ * the cache and its prefetchers serve far better than one warp walking the
+ * whole stride alone.  A round that leaves no lane able to run and
+ * completes no barrier while warps still wait is a deadlock, which a GPU
+ * would hang on: the launch fails instead. */
 static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 			  unsigned char *fr, size_t frame_size, ag_run_fn run)
 {
 	unsigned i, a, gens, left;
 	uint8_t done[32] = { 0 };
+	int ran;
 
 	do {
 		gens = ag_bar_gens(ws[0].bar);
 		left = 0;
+		ran = 0;
 		for (i = 0; i < nw && !b->error; i++)
 			if (!done[i]) {
-				done[i] = (uint8_t)ag_warp_step(&ws[i], run, fr + i * frame_size);
+				done[i] = (uint8_t)ag_warp_step(&ws[i], run, fr + i * frame_size, &ran);
 				left += !done[i];
 			}
 		for (a = 0; a < 16; a++)
 			ag_bar_settle(ws[0].bar, a);
-		if (left && gens == ag_bar_gens(ws[0].bar) && !b->error)
+		if (left && !ran && gens == ag_bar_gens(ws[0].bar) && !b->error)
 			b->env->svc->fault(b, 719, "barrier deadlock: warps wait at barriers "
 					   "that can no longer complete");
 	} while (left && !b->error);
@@ -316,7 +333,7 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 {
 	const struct ag_kernel_env *env = b->env;
 	unsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2];
-	unsigned nw = (nt + 31) / 32, i, l, t;
+	unsigned nw = (nt + 31) / 32, i, l, t, x = 0, y = 0, z = 0;
 	struct ag_bar bar;
 	struct ag_warp *ws = calloc(nw ? nw : 1, sizeof(*ws));
 	struct ag_co *cos = co ? calloc(nw ? nw : 1, sizeof(*cos)) : NULL;
@@ -339,11 +356,19 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 		ws[i].lframe = fr;
 		ws[i].lsize = nw * frame_size;
 		ws[i].stack_hi = (uintptr_t)__builtin_frame_address(0);
+		ws[i].step = !co;
 		for (l = 0; l < 32; l++) {
 			t = i * 32 + l;
-			ws[i].tid[0][l] = t % env->ntid[0];
-			ws[i].tid[1][l] = t / env->ntid[0] % env->ntid[1];
-			ws[i].tid[2][l] = t / (env->ntid[0] * env->ntid[1]);
+			ws[i].tid[0][l] = x;
+			ws[i].tid[1][l] = y;
+			ws[i].tid[2][l] = z;
+			if (++x == env->ntid[0]) {
+				x = 0;
+				if (++y == env->ntid[1]) {
+					y = 0;
+					z++;
+				}
+			}
 			ln->pc[l] = 0;
 			ln->st[l] = t < nt ? AG_RUN : AG_EXIT;
 			ws[i].exited |= t < nt ? 0 : 1u << l;
