@@ -7,9 +7,12 @@
  * cudaGetDeviceProperties_v2 (the headers map the plain name to it) in
  * CUDA 12's layout (cudart12.h); the unified memory hints take a device
  * ordinal there (cudaCpuDeviceId for the host), and the cudaMemLocation
- * forms are the _v2 names.
+ * forms are the _v2 names.  The graph calls that take edge data in CUDA 13
+ * take none under their plain names in CUDA 12 (the edge-data forms are
+ * the _v2 names), and the headers map cudaStreamGetCaptureInfo to _v2 (no
+ * edge data) and _v3 (edge data); the plain name is CUDA 11's form.
  */
-#include "rt.h"
+#include "graph.h"
 
 #include <string.h>
 
@@ -28,6 +31,24 @@ cudaError_t prefetch12(const void *devPtr, size_t count, int dstDevice, cudaStre
 	ABI12(cudaMemPrefetchAsync);
 cudaError_t advise12(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
 		     int device) ABI12(cudaMemAdvise);
+cudaError_t add_deps12(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+		       size_t numDependencies) ABI12(cudaGraphAddDependencies);
+cudaError_t remove_deps12(cudaGraph_t graph, const cudaGraphNode_t *from,
+			  const cudaGraphNode_t *to, size_t numDependencies)
+	ABI12(cudaGraphRemoveDependencies);
+cudaError_t get_edges12(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+			size_t *numEdges) ABI12(cudaGraphGetEdges);
+cudaError_t node_deps12(cudaGraphNode_t node, cudaGraphNode_t *pDependencies,
+			size_t *pNumDependencies) ABI12(cudaGraphNodeGetDependencies);
+cudaError_t node_dependents12(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes,
+			      size_t *pNumDependentNodes) ABI12(cudaGraphNodeGetDependentNodes);
+cudaError_t add_node12(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+		       const cudaGraphNode_t *pDependencies, size_t numDependencies,
+		       struct cudaGraphNodeParams *nodeParams) ABI12(cudaGraphAddNode);
+cudaError_t capture_info11(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+			   unsigned long long *id) ABI12(cudaStreamGetCaptureInfo);
+cudaError_t capture_info11_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+				unsigned long long *id) ABI12(cudaStreamGetCaptureInfo_ptsz);
 
 #define SAME(f) (out->f = p->f)
 #define SAME_ARRAY(f) memcpy(out->f, p->f, sizeof(out->f))
@@ -150,4 +171,138 @@ RT_API cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count,
 				    enum cudaMemoryAdvise advice, struct cudaMemLocation location)
 {
 	return rt_mem_advise(devPtr, count, advice, location);
+}
+
+cudaError_t add_deps12(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+		       size_t numDependencies)
+{
+	return rt_graph_add_dependencies(graph, from, to, NULL, numDependencies);
+}
+
+RT_API cudaError_t cudaGraphAddDependencies_v2(cudaGraph_t graph, const cudaGraphNode_t *from,
+					       const cudaGraphNode_t *to,
+					       const cudaGraphEdgeData *edgeData,
+					       size_t numDependencies)
+{
+	return rt_graph_add_dependencies(graph, from, to, edgeData, numDependencies);
+}
+
+cudaError_t remove_deps12(cudaGraph_t graph, const cudaGraphNode_t *from,
+			  const cudaGraphNode_t *to, size_t numDependencies)
+{
+	return rt_graph_remove_dependencies(graph, from, to, NULL, numDependencies);
+}
+
+RT_API cudaError_t cudaGraphRemoveDependencies_v2(cudaGraph_t graph,
+						  const cudaGraphNode_t *from,
+						  const cudaGraphNode_t *to,
+						  const cudaGraphEdgeData *edgeData,
+						  size_t numDependencies)
+{
+	return rt_graph_remove_dependencies(graph, from, to, edgeData, numDependencies);
+}
+
+cudaError_t get_edges12(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+			size_t *numEdges)
+{
+	return rt_graph_get_edges(graph, from, to, NULL, numEdges);
+}
+
+RT_API cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *from,
+					cudaGraphNode_t *to, cudaGraphEdgeData *edgeData,
+					size_t *numEdges)
+{
+	return rt_graph_get_edges(graph, from, to, edgeData, numEdges);
+}
+
+cudaError_t node_deps12(cudaGraphNode_t node, cudaGraphNode_t *pDependencies,
+			size_t *pNumDependencies)
+{
+	return rt_graph_node_dependencies(node, pDependencies, NULL, pNumDependencies);
+}
+
+RT_API cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node,
+						   cudaGraphNode_t *pDependencies,
+						   cudaGraphEdgeData *edgeData,
+						   size_t *pNumDependencies)
+{
+	return rt_graph_node_dependencies(node, pDependencies, edgeData, pNumDependencies);
+}
+
+cudaError_t node_dependents12(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes,
+			      size_t *pNumDependentNodes)
+{
+	return rt_graph_node_dependents(node, pDependentNodes, NULL, pNumDependentNodes);
+}
+
+RT_API cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node,
+						     cudaGraphNode_t *pDependentNodes,
+						     cudaGraphEdgeData *edgeData,
+						     size_t *pNumDependentNodes)
+{
+	return rt_graph_node_dependents(node, pDependentNodes, edgeData, pNumDependentNodes);
+}
+
+cudaError_t add_node12(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+		       const cudaGraphNode_t *pDependencies, size_t numDependencies,
+		       struct cudaGraphNodeParams *nodeParams)
+{
+	return rt_graph_add_node(pGraphNode, graph, pDependencies, NULL, numDependencies,
+				 nodeParams);
+}
+
+RT_API cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+				       const cudaGraphNode_t *pDependencies,
+				       const cudaGraphEdgeData *dependencyData,
+				       size_t numDependencies,
+				       struct cudaGraphNodeParams *nodeParams)
+{
+	return rt_graph_add_node(pGraphNode, graph, pDependencies, dependencyData,
+				 numDependencies, nodeParams);
+}
+
+cudaError_t capture_info11(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+			   unsigned long long *id)
+{
+	return rt_stream_capture_info(stream, status, id, NULL, NULL, NULL, NULL, 0);
+}
+
+cudaError_t capture_info11_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+				unsigned long long *id)
+{
+	return rt_stream_capture_info(stream, status, id, NULL, NULL, NULL, NULL, 1);
+}
+
+RT_API cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t stream,
+					       enum cudaStreamCaptureStatus *status,
+					       unsigned long long *id, cudaGraph_t *graph,
+					       const cudaGraphNode_t **deps, size_t *ndeps)
+{
+	return rt_stream_capture_info(stream, status, id, graph, deps, NULL, ndeps, 0);
+}
+
+RT_API cudaError_t cudaStreamGetCaptureInfo_v2_ptsz(cudaStream_t stream,
+						    enum cudaStreamCaptureStatus *status,
+						    unsigned long long *id, cudaGraph_t *graph,
+						    const cudaGraphNode_t **deps, size_t *ndeps)
+{
+	return rt_stream_capture_info(stream, status, id, graph, deps, NULL, ndeps, 1);
+}
+
+RT_API cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream,
+					       enum cudaStreamCaptureStatus *status,
+					       unsigned long long *id, cudaGraph_t *graph,
+					       const cudaGraphNode_t **deps,
+					       const cudaGraphEdgeData **edges, size_t *ndeps)
+{
+	return rt_stream_capture_info(stream, status, id, graph, deps, edges, ndeps, 0);
+}
+
+RT_API cudaError_t cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream,
+						    enum cudaStreamCaptureStatus *status,
+						    unsigned long long *id, cudaGraph_t *graph,
+						    const cudaGraphNode_t **deps,
+						    const cudaGraphEdgeData **edges, size_t *ndeps)
+{
+	return rt_stream_capture_info(stream, status, id, graph, deps, edges, ndeps, 1);
 }

@@ -591,11 +591,10 @@ RT_API cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
 	return is_capturing(stream, pCaptureStatus, 1);
 }
 
-static cudaError_t get_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
-				    unsigned long long *id, cudaGraph_t *graph,
-				    const cudaGraphNode_t **deps,
-				    const cudaGraphEdgeData **edges, size_t *ndeps,
-				    int per_thread_default)
+cudaError_t rt_stream_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+				  unsigned long long *id, cudaGraph_t *graph,
+				  const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
+				  size_t *ndeps, int per_thread_default)
 {
 	struct capture_info ci;
 	cudaError_t e;
@@ -617,28 +616,6 @@ static cudaError_t get_capture_info(cudaStream_t stream, enum cudaStreamCaptureS
 	if (ndeps)
 		*ndeps = ci.ndeps;
 	return cudaSuccess;
-}
-
-RT_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
-					    enum cudaStreamCaptureStatus *captureStatus_out,
-					    unsigned long long *id_out, cudaGraph_t *graph_out,
-					    const cudaGraphNode_t **dependencies_out,
-					    const cudaGraphEdgeData **edgeData_out,
-					    size_t *numDependencies_out)
-{
-	return get_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
-				edgeData_out, numDependencies_out, 0);
-}
-
-RT_API cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
-						 enum cudaStreamCaptureStatus *captureStatus_out,
-						 unsigned long long *id_out, cudaGraph_t *graph_out,
-						 const cudaGraphNode_t **dependencies_out,
-						 const cudaGraphEdgeData **edgeData_out,
-						 size_t *numDependencies_out)
-{
-	return get_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
-				edgeData_out, numDependencies_out, 1);
 }
 
 RT_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)

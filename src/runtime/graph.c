@@ -302,10 +302,9 @@ static int edge_allowed(struct rt_graph *g, struct rt_node *a, struct rt_node *b
 
 /* All the edges or none: an edge that would be refused leaves g as it was
  * (the edges added before it are taken back). */
-RT_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
-					    const cudaGraphNode_t *to,
-					    const cudaGraphEdgeData *edgeData,
-					    size_t numDependencies)
+cudaError_t rt_graph_add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+				      const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData,
+				      size_t numDependencies)
 {
 	struct rt_graph *g;
 	size_t added = 0;
@@ -359,10 +358,9 @@ static int edge_removable(struct rt_graph *g, const cudaGraphNode_t *from,
 
 /* All the edges or none.  A graph with memory nodes keeps its edges, and
  * an edge with data other than zeros exists nowhere. */
-RT_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
-					       const cudaGraphNode_t *to,
-					       const cudaGraphEdgeData *edgeData,
-					       size_t numDependencies)
+cudaError_t rt_graph_remove_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+					 const cudaGraphNode_t *to,
+					 const cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
 	struct rt_graph *g;
 	int ok;
@@ -483,9 +481,8 @@ RT_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRo
 	return g ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 
-RT_API cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from,
-				     cudaGraphNode_t *to, cudaGraphEdgeData *edgeData,
-				     size_t *numEdges)
+cudaError_t rt_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+			      cudaGraphEdgeData *edgeData, size_t *numEdges)
 {
 	struct rt_graph *g;
 	size_t k = 0;
@@ -528,10 +525,8 @@ RT_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNode
 	return n && pType ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 
-RT_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
-						cudaGraphNode_t *pDependencies,
-						cudaGraphEdgeData *edgeData,
-						size_t *pNumDependencies)
+cudaError_t rt_graph_node_dependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies,
+				       cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
 	struct rt_node *n;
 
@@ -545,10 +540,8 @@ RT_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node,
 	return n ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 
-RT_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node,
-						  cudaGraphNode_t *pDependentNodes,
-						  cudaGraphEdgeData *edgeData,
-						  size_t *pNumDependentNodes)
+cudaError_t rt_graph_node_dependents(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes,
+				     cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
 	struct rt_node **sel, *n;
 

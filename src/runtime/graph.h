@@ -124,6 +124,29 @@ cudaError_t rt_gmem_capture_alloc(struct rt_device *d, struct ag_stream *s, size
 cudaError_t rt_gmem_capture_free(struct rt_device *d, struct ag_stream *s, void *ptr,
 				 int *captured);
 
+/* The entry points whose CUDA 12 form lacks the edge data (or, for the
+ * capture info, is another name): abi12.c and abi13.c export them. */
+cudaError_t rt_graph_add_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+				      const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData,
+				      size_t numDependencies);
+cudaError_t rt_graph_remove_dependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+					 const cudaGraphNode_t *to,
+					 const cudaGraphEdgeData *edgeData, size_t numDependencies);
+cudaError_t rt_graph_get_edges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+			      cudaGraphEdgeData *edgeData, size_t *numEdges);
+cudaError_t rt_graph_node_dependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies,
+				       cudaGraphEdgeData *edgeData, size_t *pNumDependencies);
+cudaError_t rt_graph_node_dependents(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes,
+				     cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes);
+cudaError_t rt_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+			      const cudaGraphNode_t *pDependencies,
+			      const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+			      struct cudaGraphNodeParams *nodeParams);
+cudaError_t rt_stream_capture_info(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+				  unsigned long long *id, cudaGraph_t *graph,
+				  const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
+				  size_t *ndeps, int per_thread_default);
+
 /* pool.c: memory freed on a stream goes back to its pool; synchronising
  * releases what is above the pools' thresholds. */
 void rt_pools_release(struct rt_device *d);

@@ -83,10 +83,10 @@ static cudaError_t add_alloc(cudaGraphNode_t *pNode, cudaGraph_t graph,
 	return e;
 }
 
-RT_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
-				    const cudaGraphNode_t *pDependencies,
-				    const cudaGraphEdgeData *dependencyData,
-				    size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
+cudaError_t rt_graph_add_node(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+			      const cudaGraphNode_t *pDependencies,
+			      const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+			      struct cudaGraphNodeParams *nodeParams)
 {
 	const cudaGraphNode_t *deps = pDependencies;
 	size_t n = numDependencies;

@@ -6,7 +6,10 @@
  * CUDA 12's ABI: cudaGetDeviceProperties_v2 fills CUDA 12's
  * cudaDeviceProp (fields after maxGridSize moved in CUDA 13: each is
  * compared with cudaDeviceGetAttribute), and the unified memory hints take
- * a device ordinal.  Prints PASS and exits 0 only when every check holds.
+ * a device ordinal, and the graph calls that gained edge data in CUDA 13
+ * take none under their plain names (the _v2 names have it; the capture
+ * info is _v2 without, _v3 with).  Prints PASS and exits 0 only when
+ * every check holds.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +19,8 @@
 #include "cudart12.h"
 
 typedef struct CUstream_st *cudaStream_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphNode_st *cudaGraphNode_t;
 
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp12 *prop, int device);
@@ -33,6 +38,32 @@ cudaError_t cudaMemAdvise(const void *p, size_t n, enum cudaMemoryAdvise advice,
 cudaError_t cudaMemRangeGetAttribute(void *data, size_t size, enum cudaMemRangeAttribute attr,
 				     const void *p, size_t n);
 const char *cudaGetErrorName(cudaError_t e);
+cudaError_t cudaStreamCreate(cudaStream_t *s);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g);
+cudaError_t cudaStreamGetCaptureInfo_v2(cudaStream_t s, enum cudaStreamCaptureStatus *status,
+					unsigned long long *id, cudaGraph_t *g,
+					const cudaGraphNode_t **deps, size_t *ndeps);
+cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t s, enum cudaStreamCaptureStatus *status,
+					unsigned long long *id, cudaGraph_t *g,
+					const cudaGraphNode_t **deps,
+					const cudaGraphEdgeData **edges, size_t *ndeps);
+cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned flags);
+cudaError_t cudaGraphDestroy(cudaGraph_t g);
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps,
+				  size_t ndeps);
+cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+				     const cudaGraphNode_t *to, size_t n);
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+					const cudaGraphNode_t *to, size_t n);
+cudaError_t cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to,
+			      size_t *n);
+cudaError_t cudaGraphGetEdges_v2(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to,
+				 cudaGraphEdgeData *edges, size_t *n);
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps, size_t *n);
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *deps,
+					   size_t *n);
 
 static int failures;
 
@@ -143,6 +174,56 @@ static void check_memory(int dev)
 	expect(cudaFree(m), cudaSuccess, "free managed");
 }
 
+/* Edges through CUDA 12's forms: a size_t count where CUDA 13 has the
+ * edge data would be read as a pointer, and the count as garbage. */
+static void check_graph(void)
+{
+	cudaGraphNode_t a, b, from[2] = { 0 }, to[2] = { 0 }, got = NULL;
+	cudaGraphEdgeData ed[2];
+	cudaGraph_t g, captured = NULL;
+	cudaStream_t s;
+	enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+	const cudaGraphNode_t *deps = NULL;
+	const cudaGraphEdgeData *edges = NULL;
+	size_t n = 0;
+
+	expect(cudaGraphCreate(&g, 0), cudaSuccess, "cudaGraphCreate");
+	expect(cudaGraphAddEmptyNode(&a, g, NULL, 0), cudaSuccess, "empty node");
+	expect(cudaGraphAddEmptyNode(&b, g, NULL, 0), cudaSuccess, "empty node");
+	expect(cudaGraphAddDependencies(g, &a, &b, 1), cudaSuccess, "cudaGraphAddDependencies");
+	n = 2;
+	expect(cudaGraphGetEdges(g, from, to, &n), cudaSuccess, "cudaGraphGetEdges");
+	check(n == 1 && from[0] == a && to[0] == b, "edges", (long)n, 1);
+	n = 2;
+	expect(cudaGraphGetEdges_v2(g, from, to, ed, &n), cudaSuccess, "cudaGraphGetEdges_v2");
+	check(n == 1 && ed[0].type == 0, "edges (_v2)", (long)n, 1);
+	n = 1;
+	expect(cudaGraphNodeGetDependencies(b, &got, &n), cudaSuccess, "dependencies");
+	check(n == 1 && got == a, "dependencies of b", (long)n, 1);
+	n = 1;
+	expect(cudaGraphNodeGetDependentNodes(a, &got, &n), cudaSuccess, "dependents");
+	check(n == 1 && got == b, "dependents of a", (long)n, 1);
+	expect(cudaGraphRemoveDependencies(g, &a, &b, 1), cudaSuccess, "remove");
+	expect(cudaGraphGetEdges(g, NULL, NULL, &n), cudaSuccess, "edge count");
+	check(n == 0, "edges after removal", (long)n, 0);
+	expect(cudaGraphDestroy(g), cudaSuccess, "cudaGraphDestroy");
+
+	expect(cudaStreamCreate(&s), cudaSuccess, "cudaStreamCreate");
+	expect(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess, "capture");
+	n = 5;
+	expect(cudaStreamGetCaptureInfo_v2(s, &status, NULL, &captured, &deps, &n), cudaSuccess,
+	       "cudaStreamGetCaptureInfo_v2");
+	check(status == cudaStreamCaptureStatusActive && captured && n == 0, "capture info _v2",
+	      status, cudaStreamCaptureStatusActive);
+	n = 5;
+	expect(cudaStreamGetCaptureInfo_v3(s, &status, NULL, NULL, &deps, &edges, &n),
+	       cudaSuccess, "cudaStreamGetCaptureInfo_v3");
+	check(status == cudaStreamCaptureStatusActive && n == 0, "capture info _v3", (long)n, 0);
+	expect(cudaStreamEndCapture(s, &g), cudaSuccess, "end capture");
+	expect(cudaGraphDestroy(g), cudaSuccess, "captured graph");
+	expect(cudaStreamDestroy(s), cudaSuccess, "cudaStreamDestroy");
+}
+
 int main(void)
 {
 	struct cudaDeviceProp12 p;
@@ -157,6 +238,7 @@ int main(void)
 	check_props(&p, 0);
 	expect(cudaGetDeviceProperties_v2(&p, n), cudaErrorInvalidDevice, "bad ordinal");
 	check_memory(0);
+	check_graph();
 	if (failures) {
 		printf("FAIL test_cudart12: %d checks failed\n", failures);
 		return 1;
