@@ -36,6 +36,8 @@ struct reach_use {
 	int lockstep;           /* needs lockstep: give up */
 	int shared;             /* touches .shared memory */
 	int volatile_;          /* volatile loads or stores */
+	int grid_size;          /* the kernel reads %nctaid */
+	int loop;               /* the kernel branches back */
 };
 
 static int in_list(const char *const *list, size_t n, const char *s)
@@ -57,6 +59,7 @@ static void note_operand(const struct tr *t, const struct ptx_operand *o, struct
 	if (o->name) {
 		if (in_list(lane_sregs, sizeof(lane_sregs) / sizeof(lane_sregs[0]), o->name))
 			u->lockstep = 1;
+		u->grid_size |= !strcmp(o->name, "%nctaid");
 		s = tr_msym(t, o->name);
 		if (s && (s->kind == TK_SHARED || s->kind == TK_DYNSHARED))
 			u->shared = 1;
@@ -96,6 +99,21 @@ static void note_insn(const struct tr *t, const struct ptx_insn *in, int entry,
 		note_operand(t, &in->ops[i], u);
 }
 
+/* Whether the branch at body[i] goes to a label before it. */
+static int branches_back(const struct ptx_func *fn, uint32_t i)
+{
+	const struct ptx_insn *in = &fn->body[i].u.insn;
+	uint32_t j;
+
+	if (strcmp(in->opcode, "bra") || in->nops != 1 || in->ops[0].kind != PTX_OP_SYM)
+		return 0;
+	for (j = 0; j < i; j++)
+		if (fn->body[j].kind == PTX_STMT_LABEL &&
+		    !strcmp(fn->body[j].u.label, in->ops[0].name))
+			return 1;
+	return 0;
+}
+
 static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_use *u)
 {
 	const struct ptx_func *fn = &t->m->funcs[f];
@@ -109,8 +127,10 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 
 		if (s->kind == PTX_STMT_DECL && s->u.decl.space == PTX_SPACE_SHARED)
 			u->shared = 1;
-		if (s->kind == PTX_STMT_INSN)
+		if (s->kind == PTX_STMT_INSN) {
 			note_insn(t, &s->u.insn, entry, u);
+			u->loop |= entry && branches_back(fn, i);
+		}
 	}
 }
 
@@ -369,15 +389,18 @@ static void emit_block(struct tr *t, uint32_t entry, int barriers, uint32_t dyn,
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out)
 {
-	struct reach_use u = { 0, 0, 0 };
+	struct reach_use u = { 0, 0, 0, 0, 0 };
 	uint32_t f;
 
 	for (f = 0; f < t->m->nfuncs; f++)
 		if (seen[f])
 			note_func(t, f, f == entry, &u);
 	/* Volatile accesses next to shared memory are the mark of implicitly
-	 * warp-synchronous code (reductions without __syncwarp). */
-	if (u.lockstep || (u.shared && u.volatile_))
+	 * warp-synchronous code (reductions without __syncwarp).  A loop in a
+	 * kernel that reads the grid's size is most likely a grid-stride loop:
+	 * one thread at a time would walk memory with the grid's stride, and
+	 * the lanes of a warp in lockstep walk it contiguously. */
+	if (u.lockstep || (u.shared && u.volatile_) || (u.grid_size && u.loop))
 		return 0;
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
