@@ -154,6 +154,7 @@ struct ag_tex_desc {
 	uint32_t filter;               /* cudaTextureFilterMode */
 	uint32_t read_mode;            /* cudaTextureReadMode */
 	uint32_t normalized;           /* 1: coordinates in [0, 1) */
+	uint32_t layers;               /* a layered array's layer count (= depth); 0: not layered */
 	float border[4];               /* cudaAddressModeBorder's colour */
 };
 

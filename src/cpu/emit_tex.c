@@ -1,12 +1,12 @@
 /*
  * emit_tex.c - texture and surface instructions on texture and surface
- * objects: tex.{1d,2d,3d} with float or integer coordinates, tld4 on 2D
- * textures, and suld.b / sust.b with their out-of-range modes.  Each lane
- * calls a helper of translate_tex.h with the object handle from its
- * register; a helper that faults (bad handle, surface trap) stops the
- * block as trap does.  What is not implemented (mipmaps, layered and cube
- * textures, texture references, formatted surface stores ...) is refused
- * at module load, naming it.
+ * objects: tex.{1d,2d,3d,a1d,a2d} with float or integer coordinates, tld4
+ * on 2D textures, and suld.b / sust.b (also layered) with their
+ * out-of-range modes.  Each lane calls a helper of translate_tex.h with
+ * the object handle from its register; a helper that faults (bad handle,
+ * surface trap) stops the block as trap does.  What is not implemented
+ * (mipmaps, cube and multisample textures, texture references, formatted
+ * surface stores ...) is refused at module load, naming it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,8 +19,7 @@ static const struct {
 	const char *what;
 } missing[] = {
 	{ ".level", "mipmap levels (tex.level)" }, { ".grad", "mipmap gradients (tex.grad)" },
-	{ ".base", "mipmaps (tex.base)" }, { ".a1d", "layered textures" },
-	{ ".a2d", "layered textures" }, { ".cube", "cubemap textures" },
+	{ ".base", "mipmaps (tex.base)" }, { ".cube", "cubemap textures" },
 	{ ".acube", "layered cubemap textures" }, { ".2dms", "multisample textures" },
 	{ ".a2dms", "multisample textures" }, { ".p", "formatted surface stores (sust.p)" },
 	{ ".f16", "half-precision texture results" },
@@ -36,9 +35,16 @@ static int refuse_missing(struct tr *t, const struct ptx_insn *in)
 	return 0;
 }
 
+/* Dimensions of the coordinates (layered geometries: of one layer). */
 static uint32_t geometry(const struct ptx_insn *in)
 {
-	return tr_has(in, ".3d") ? 3 : tr_has(in, ".2d") ? 2 : tr_has(in, ".1d") ? 1 : 0;
+	return tr_has(in, ".3d") ? 3 : tr_has(in, ".2d") || tr_has(in, ".a2d") ? 2 :
+	       tr_has(in, ".1d") || tr_has(in, ".a1d") ? 1 : 0;
+}
+
+static int layered(const struct ptx_insn *in)
+{
+	return tr_has(in, ".a1d") || tr_has(in, ".a2d");
 }
 
 /* The object register of "[h, {coords}]" as a u64 expression, and the
@@ -66,13 +72,23 @@ static int object_operand(struct tr *t, const struct ptx_insn *in, const struct 
 	return tr_src(t, in, &reg, PTX_T_U64, h);
 }
 
-/* "T c_[3] = { x, y, z };" with absent coordinates 0. */
+/* "uint32_t ly_ = layer; T c_[3] = { x, y, z };" with absent coordinates
+ * 0; a layered geometry's coordinates start with the layer (an unsigned
+ * index), the others have layer 0. */
 static int coord_array(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *c,
 		       uint32_t n, enum ptx_type ty, struct strbuf *out)
 {
 	struct strbuf e = STRBUF_INIT;
 
-	sb_addf(out, "%s c_[3] = { ", tr_ctype(ty));
+	if (layered(in)) {
+		if (tr_src(t, in, c, PTX_T_U32, &e)) {
+			sb_free(&e);
+			return -1;
+		}
+		c++;
+	}
+	sb_addf(out, "uint32_t ly_ = %s;\n\t\t\t%s c_[3] = { ", e.buf ? e.buf : "0",
+		tr_ctype(ty));
 	for (uint32_t k = 0; k < 3; k++) {
 		sb_reset(&e);
 		if (k < n && tr_src(t, in, &c[k], ty, &e)) {
@@ -113,12 +129,12 @@ static int emit_sample(struct tr *t, const struct ptx_insn *in, uint32_t dims, e
 	uint32_t n;
 	int rc = -1;
 
-	if (object_operand(t, in, &in->ops[1], dims, &h, &coords, &n) ||
+	if (object_operand(t, in, &in->ops[1], dims + layered(in), &h, &coords, &n) ||
 	    coord_array(t, in, coords, dims, cty, &c))
 		goto out;
 	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "%s\t\t\tuint32_t r_[4];\n\t\t\tif (%s(w, l, %s, c_, ", c.buf, helper,
-		h.buf);
+	sb_addf(&t->code, "%s\t\t\tuint32_t r_[4];\n\t\t\tif (%s(w, l, %s, c_, ly_, ", c.buf,
+		helper, h.buf);
 	if (comp >= 0)
 		sb_addf(&t->code, "%d, ", comp);
 	sb_adds(&t->code, "r_)) return;\n");
@@ -144,7 +160,7 @@ static int emit_tex(struct tr *t, const struct ptx_insn *in)
 	enum ptx_type ty[2];
 	uint32_t n, dims = geometry(in);
 
-	if (refuse_missing(t, in) || tr_mods(t, in, ".1d .2d .3d .v4", ty, 2, &n) ||
+	if (refuse_missing(t, in) || tr_mods(t, in, ".1d .2d .3d .a1d .a2d .v4", ty, 2, &n) ||
 	    tr_nops(t, in, 2, 2))
 		return -1;
 	if (!dims || !tr_has(in, ".v4") || n != 2 || !result_type_ok(ty[0]) ||
@@ -161,6 +177,8 @@ static int emit_tld4(struct tr *t, const struct ptx_insn *in)
 	enum ptx_type ty[2];
 	uint32_t n, comp = 4;
 
+	if (tr_has(in, ".a2d"))
+		return tr_unsupported(t, in, "layered gathers");
 	if (refuse_missing(t, in) || tr_mods(t, in, ".r .g .b .a .2d .v4", ty, 2, &n) ||
 	    tr_nops(t, in, 2, 2))
 		return -1;
@@ -173,7 +191,7 @@ static int emit_tld4(struct tr *t, const struct ptx_insn *in)
 	return emit_sample(t, in, 2, ty[0], PTX_T_F32, "ag_tex_gather", (int)comp);
 }
 
-#define SURF_MODS ".b .1d .2d .3d .v2 .v4 .trap .clamp .zero .ca .cg .cs .cv .wb .wt"
+#define SURF_MODS ".b .1d .2d .3d .a1d .a2d .v2 .v4 .trap .clamp .zero .ca .cg .cs .cv .wb .wt"
 
 /* The shape of suld.b / sust.b: element type, count, out-of-range mode. */
 static int surface_shape(struct tr *t, const struct ptx_insn *in, enum ptx_type *ty,
@@ -221,7 +239,7 @@ static int emit_surface(struct tr *t, const struct ptx_insn *in)
 		return tr_unsupported(t, in, "vector shape");
 	dims = geometry(in);
 	size = tr_size(ty);
-	if (object_operand(t, in, &in->ops[store ? 0 : 1], dims, &h, &coords, &n) ||
+	if (object_operand(t, in, &in->ops[store ? 0 : 1], dims + layered(in), &h, &coords, &n) ||
 	    coord_array(t, in, coords, dims, PTX_T_S32, &c))
 		goto out;
 	tr_lanes_begin(t, in);
@@ -232,7 +250,7 @@ static int emit_surface(struct tr *t, const struct ptx_insn *in)
 			goto out;
 		sb_addf(&t->code, "\t\t\tag_st(%s, sb_ + %u, %s);\n", tr_ctype(ty), k * size, e.buf);
 	}
-	sb_addf(&t->code, "\t\t\tif (ag_su%s(w, l, %s, c_, %u, %u, sb_)) return;\n",
+	sb_addf(&t->code, "\t\t\tif (ag_su%s(w, l, %s, c_, ly_, %u, %u, sb_)) return;\n",
 		store ? "st" : "ld", h.buf, vec * size, mode);
 	for (uint32_t k = 0; !store && k < vec; k++) {
 		sb_reset(&e);

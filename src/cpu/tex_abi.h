@@ -27,6 +27,7 @@ struct ag_texobj {
 	unsigned surface;               /* 1: a surface object */
 	unsigned char *base;            /* element (0, 0, 0) */
 	long long size[3];              /* elements per dimension; 1 where absent */
+	unsigned layers;                /* a layered array's layers (slices); 0: not layered */
 	long long pitch, slice;         /* bytes per row, per slice */
 	unsigned dims;                  /* 1, 2 or 3 */
 	unsigned linear_mem;            /* cudaResourceTypeLinear: out of range reads 0 */

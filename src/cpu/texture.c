@@ -41,6 +41,7 @@ static void fill_obj(struct ag_texobj *o, const struct ag_tex_desc *d)
 						   d->address[i] == cudaAddressModeMirror) ?
 			AG_TEX_CLAMP : d->address[i];
 	}
+	o->layers = d->layers;
 	o->pitch = (long long)d->pitch;
 	o->slice = (long long)(d->pitch * (uint64_t)o->size[1]);
 	o->dims = d->dims;

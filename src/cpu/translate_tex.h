@@ -122,10 +122,19 @@ AG_INLINE void ag_tex_texel(const struct ag_texobj *t, const long long ix[3], ui
 			c < 3 ? 0 : ag_tex_returns_float(t) ? ag_f32_bits(1.0f) : 1;
 }
 
-/* The texel at unresolved indices i (0 in absent dimensions). */
-AG_INLINE void ag_tex_at(const struct ag_texobj *t, const long long i[3], uint32_t out[4])
+/* The layer an instruction's array index selects: an unsigned index,
+ * clamped to the last layer; 0 when the object is not layered. */
+AG_INLINE long long ag_tex_layer(const struct ag_texobj *t, uint32_t layer)
 {
-	long long ix[3] = { 0, 0, 0 };
+	return !t->layers ? 0 : layer < t->layers ? layer : t->layers - 1;
+}
+
+/* The texel at unresolved indices i (0 in absent dimensions) of a layer
+ * (ag_tex_layer's). */
+AG_INLINE void ag_tex_at(const struct ag_texobj *t, const long long i[3], long long layer,
+			 uint32_t out[4])
+{
+	long long ix[3] = { 0, 0, layer };
 	unsigned d;
 
 	for (d = 0; d < t->dims; d++)
@@ -152,8 +161,10 @@ AG_INLINE void ag_tex_base(const struct ag_texobj *t, const float *c, long long 
 }
 
 /* Sums the 2, 4 or 8 texels around c, each weighted by the product of
- * (1 - a) or a per dimension, in the Programming Guide's order. */
-AG_INLINE void ag_tex_linear(const struct ag_texobj *t, const float *c, uint32_t out[4])
+ * (1 - a) or a per dimension, in the Programming Guide's order; a layered
+ * texture filters within the layer. */
+AG_INLINE void ag_tex_linear(const struct ag_texobj *t, const float *c, long long layer,
+			     uint32_t out[4])
 {
 	long long i[3], j[3];
 	float a[3], sum[4] = { 0, 0, 0, 0 };
@@ -171,7 +182,7 @@ AG_INLINE void ag_tex_linear(const struct ag_texobj *t, const float *c, uint32_t
 			if (d < t->dims)
 				wt *= up ? a[d] : 1.0f - a[d];
 		}
-		ag_tex_at(t, j, v);
+		ag_tex_at(t, j, layer, v);
 		for (ch = 0; ch < 4; ch++)
 			sum[ch] += wt * ag_bits_f32(v[ch]);
 	}
@@ -179,9 +190,9 @@ AG_INLINE void ag_tex_linear(const struct ag_texobj *t, const float *c, uint32_t
 		out[ch] = ag_f32_bits(sum[ch]);
 }
 
-/* tex with float coordinates c[dims]. */
+/* tex with float coordinates c[dims], in layer ly of a layered texture. */
 AG_INLINE int ag_tex_sample(struct ag_warp *w, unsigned l, uint64_t h, const float *c,
-			    uint32_t out[4])
+			    uint32_t ly, uint32_t out[4])
 {
 	const struct ag_texobj *t = ag_tex_obj(w, l, h, 0);
 	long long i[3] = { 0, 0, 0 };
@@ -190,18 +201,18 @@ AG_INLINE int ag_tex_sample(struct ag_warp *w, unsigned l, uint64_t h, const flo
 	if (!t)
 		return -1;
 	if (t->filter_linear && ag_tex_returns_float(t)) {
-		ag_tex_linear(t, c, out);
+		ag_tex_linear(t, c, ag_tex_layer(t, ly), out);
 		return 0;
 	}
 	for (d = 0; d < t->dims; d++)
 		i[d] = ag_tex_floor(ag_tex_coord(t, d, c[d]));
-	ag_tex_at(t, i, out);
+	ag_tex_at(t, i, ag_tex_layer(t, ly), out);
 	return 0;
 }
 
 /* tex with integer coordinates (tex1Dfetch): texel indices as given. */
 AG_INLINE int ag_tex_fetch(struct ag_warp *w, unsigned l, uint64_t h, const int32_t *c,
-			   uint32_t out[4])
+			   uint32_t ly, uint32_t out[4])
 {
 	const struct ag_texobj *t = ag_tex_obj(w, l, h, 0);
 	long long i[3] = { 0, 0, 0 };
@@ -211,15 +222,15 @@ AG_INLINE int ag_tex_fetch(struct ag_warp *w, unsigned l, uint64_t h, const int3
 		return -1;
 	for (d = 0; d < t->dims; d++)
 		i[d] = c[d];
-	ag_tex_at(t, i, out);
+	ag_tex_at(t, i, ag_tex_layer(t, ly), out);
 	return 0;
 }
 
 /* tld4: channel comp of the four texels linear filtering of a 2D texture
- * would weigh, counter-clockwise from (i, j+1): (i,j+1) (i+1,j+1) (i+1,j)
- * (i,j). */
+ * (layer ly) would weigh, counter-clockwise from (i, j+1): (i,j+1)
+ * (i+1,j+1) (i+1,j) (i,j). */
 AG_INLINE int ag_tex_gather(struct ag_warp *w, unsigned l, uint64_t h, const float *c,
-			    unsigned comp, uint32_t out[4])
+			    uint32_t ly, unsigned comp, uint32_t out[4])
 {
 	static const unsigned dx[4] = { 0, 1, 1, 0 }, dy[4] = { 1, 1, 0, 0 };
 	const struct ag_texobj *t = ag_tex_obj(w, l, h, 0);
@@ -238,17 +249,19 @@ AG_INLINE int ag_tex_gather(struct ag_warp *w, unsigned l, uint64_t h, const flo
 	for (k = 0; k < 4; k++) {
 		j[0] = i[0] + dx[k];
 		j[1] = i[1] + dy[k];
-		ag_tex_at(t, j, v);
+		ag_tex_at(t, j, ag_tex_layer(t, ly), v);
 		out[k] = v[comp];
 	}
 	return 0;
 }
 
-/* Where a surface access of n bytes at c (x in bytes) lands, after the
- * out-of-range mode: 0 trap, 1 clamp, 2 zero.  NULL when it reads zero or
- * stores nothing; a trap faults and sets *trap. */
+/* Where a surface access of n bytes at c (x in bytes), in layer ly (an
+ * unsigned index) of a layered surface, lands after the out-of-range
+ * mode: 0 trap, 1 clamp, 2 zero.  NULL when it reads zero or stores
+ * nothing; a trap faults and sets *trap. */
 AG_INLINE unsigned char *ag_surf_addr(struct ag_warp *w, unsigned l, uint64_t h,
-				      const int32_t *c, unsigned n, unsigned mode, int *trap)
+				      const int32_t *c, uint32_t ly, unsigned n, unsigned mode,
+				      int *trap)
 {
 	const struct ag_texobj *t = ag_tex_obj(w, l, h, 1);
 	long long x[3] = { 0, 0, 0 }, hi;
@@ -257,9 +270,12 @@ AG_INLINE unsigned char *ag_surf_addr(struct ag_warp *w, unsigned l, uint64_t h,
 	*trap = t == NULL;
 	if (!t)
 		return NULL;
-	for (d = 0; d < t->dims; d++) {
-		x[d] = c[d];
-		hi = d ? t->size[d] - 1 : t->size[0] * t->elem - n;
+	for (d = 0; d < 3; d++) {
+		if (d >= t->dims && !(d == 2 && t->layers))
+			continue;
+		x[d] = d < t->dims ? c[d] : (long long)ly;
+		hi = d >= t->dims ? (long long)t->layers - 1 :
+			d ? t->size[d] - 1 : t->size[0] * t->elem - n;
 		if (x[d] >= 0 && x[d] <= hi)
 			continue;
 		if (mode == 1 && hi >= 0) {     /* an access wider than a row cannot clamp */
@@ -276,11 +292,11 @@ AG_INLINE unsigned char *ag_surf_addr(struct ag_warp *w, unsigned l, uint64_t h,
 }
 
 /* suld.b: n bytes into out (zeros when out of range in zero mode). */
-AG_INLINE int ag_suld(struct ag_warp *w, unsigned l, uint64_t h, const int32_t *c, unsigned n,
-		      unsigned mode, unsigned char *out)
+AG_INLINE int ag_suld(struct ag_warp *w, unsigned l, uint64_t h, const int32_t *c, uint32_t ly,
+		      unsigned n, unsigned mode, unsigned char *out)
 {
 	int trap;
-	const unsigned char *p = ag_surf_addr(w, l, h, c, n, mode, &trap);
+	const unsigned char *p = ag_surf_addr(w, l, h, c, ly, n, mode, &trap);
 
 	if (p)
 		memcpy(out, p, n);
@@ -290,11 +306,11 @@ AG_INLINE int ag_suld(struct ag_warp *w, unsigned l, uint64_t h, const int32_t *
 }
 
 /* sust.b: n bytes from in. */
-AG_INLINE int ag_sust(struct ag_warp *w, unsigned l, uint64_t h, const int32_t *c, unsigned n,
-		      unsigned mode, const unsigned char *in)
+AG_INLINE int ag_sust(struct ag_warp *w, unsigned l, uint64_t h, const int32_t *c, uint32_t ly,
+		      unsigned n, unsigned mode, const unsigned char *in)
 {
 	int trap;
-	unsigned char *p = ag_surf_addr(w, l, h, c, n, mode, &trap);
+	unsigned char *p = ag_surf_addr(w, l, h, c, ly, n, mode, &trap);
 
 	if (p)
 		memcpy(p, in, n);

@@ -637,8 +637,8 @@ static CUarray_format tex_format(const struct ag_tex_desc *d)
 
 /* Texture objects over linear and pitched memory, and over 2D arrays
  * (which this backend keeps as linear memory, so they are pitched
- * textures).  1D and 3D arrays and surfaces need real CUDA arrays, which
- * this backend does not make: refused, naming them. */
+ * textures).  1D, 3D and layered arrays and surfaces need real CUDA
+ * arrays, which this backend does not make: refused, naming them. */
 static cudaError_t cuda_tex_create(struct ag_backend *b, const struct ag_tex_desc *d,
 				   uint64_t *handle)
 {
@@ -647,10 +647,10 @@ static cudaError_t cuda_tex_create(struct ag_backend *b, const struct ag_tex_des
 	CUtexObject t = 0;
 	cudaError_t e;
 
-	if (d->kind == AG_TEX_SURFACE || (d->res == AG_RES_ARRAY && d->dims != 2)) {
+	if (d->kind == AG_TEX_SURFACE || d->layers || (d->res == AG_RES_ARRAY && d->dims != 2)) {
 		snprintf(b->msg, sizeof(b->msg), "the cuda backend has no %s yet",
 			 d->kind == AG_TEX_SURFACE ? "surface objects" :
-			 "textures over 1D or 3D CUDA arrays");
+			 d->layers ? "layered textures" : "textures over 1D or 3D CUDA arrays");
 		return cudaErrorNotSupported;
 	}
 	if (d->res == AG_RES_LINEAR) {

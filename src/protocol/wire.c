@@ -96,7 +96,7 @@ static const char *const layouts[AG_OP_REQUEST_END] = {
 	[AG_OP_STATUS] = "",
 	[AG_OP_HOSTFN_DONE] = "",
 	[AG_OP_RAW] = "48",
-	[AG_OP_TEX_CREATE] = "444444444444888884444",
+	[AG_OP_TEX_CREATE] = "4444444444444888884444",
 	[AG_OP_TEX_DESTROY] = "8",
 	[AG_OP_COPY_HTOD_Z] = "4844b",
 };
@@ -328,7 +328,7 @@ int ag_rbuf_done(const struct ag_rbuf *r)
 
 #define TEX_U32S(X) \
 	X(kind) X(res) X(dims) X(channels) X(bits) X(format) X(address[0]) X(address[1]) \
-	X(address[2]) X(filter) X(read_mode) X(normalized)
+	X(address[2]) X(filter) X(read_mode) X(normalized) X(layers)
 
 #define TEX_U64S(X) X(base) X(width) X(height) X(depth) X(pitch)
 

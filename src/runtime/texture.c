@@ -8,7 +8,7 @@
  * program gets and passes to kernels.  Each live object is remembered
  * with its descriptors (for the Get*Desc calls) and its device (for
  * Destroy and cudaDeviceReset).  What anygpu does not implement (mipmaps,
- * layered and cubemap arrays, sRGB, anisotropy, resource views, exotic
+ * cubemap arrays, sRGB, anisotropy, resource views, exotic
  * channel formats) is cudaErrorNotSupported with a message naming it.
  */
 #include "rt.h"
@@ -32,7 +32,7 @@ static struct rt_texobj *live;
 
 /* Each unimplemented feature says so once per process. */
 enum missing {
-	MISSING_MIPMAP, MISSING_LAYERED, MISSING_CUBEMAP, MISSING_SRGB, MISSING_ANISOTROPY,
+	MISSING_MIPMAP, MISSING_CUBEMAP, MISSING_SRGB, MISSING_ANISOTROPY,
 	MISSING_VIEW, MISSING_FORMAT, MISSING_BACKEND, MISSING_COUNT,
 };
 
@@ -92,8 +92,6 @@ static cudaError_t from_array(const struct cudaResourceDesc *r, int surface, int
 		return rt_error(cudaErrorInvalidValue);
 	if (a.flags & cudaArrayCubemap)
 		return not_supported(MISSING_CUBEMAP, "cubemap arrays are");
-	if (a.flags & cudaArrayLayered)
-		return not_supported(MISSING_LAYERED, "layered arrays are");
 	if (surface && !(a.flags & cudaArraySurfaceLoadStore))
 		return rt_error(cudaErrorInvalidValue);
 	e = format_of(&a.desc, d);
@@ -105,7 +103,9 @@ static cudaError_t from_array(const struct cudaResourceDesc *r, int surface, int
 	d->height = a.extent.height;
 	d->depth = a.extent.depth;
 	d->pitch = a.pitch;
-	d->dims = a.extent.depth ? 3 : a.extent.height ? 2 : 1;
+	/* layered: 1D or 2D layers, depth of them */
+	d->layers = a.flags & cudaArrayLayered ? (uint32_t)a.extent.depth : 0;
+	d->dims = a.extent.depth && !d->layers ? 3 : a.extent.height ? 2 : 1;
 	return cudaSuccess;
 }
 

@@ -1,7 +1,7 @@
 /*
  * texdesc.c - the rules a texture or surface descriptor must follow
  * (texdesc.h): formats of 1, 2 or 4 channels of 8, 16 or 32 bits, shapes
- * per resource kind, enum ranges, the read-mode and filter combinations
+ * per resource kind (layered arrays included), enum ranges, the read-mode and filter combinations
  * CUDA refuses, and a layout whose offsets fit comfortably in 64 bits.
  */
 #include "util/texdesc.h"
@@ -11,6 +11,7 @@
 /* Sizes beyond 2^40 elements per dimension, 2^60 bytes in all, are
  * refused: samplers compute offsets in signed 64-bit arithmetic. */
 #define TEX_MAX ((uint64_t)1 << 40)
+#define TEX_MAX_LAYERS 65536u
 
 static int format_ok(const struct ag_tex_desc *d)
 {
@@ -25,12 +26,16 @@ static int format_ok(const struct ag_tex_desc *d)
 }
 
 /* Arrays of 1 to 3 dimensions (an absent dimension is 0, and so are those
- * after it), linear memory 1D, pitched memory 2D; surfaces on arrays. */
+ * after it), layered arrays of 1D or 2D layers (depth is the layer count),
+ * linear memory 1D, pitched memory 2D; surfaces on arrays. */
 static int shape_ok(const struct ag_tex_desc *d)
 {
-	uint64_t ext[3] = { d->width, d->height, d->depth };
+	uint64_t ext[3] = { d->width, d->height, d->layers ? 0 : d->depth };
 
 	if (d->dims < 1 || d->dims > 3 || d->kind > AG_TEX_SURFACE)
+		return 0;
+	if (d->layers && (d->res != AG_RES_ARRAY || d->dims > 2 || d->depth != d->layers ||
+			  d->layers > TEX_MAX_LAYERS))
 		return 0;
 	for (unsigned i = 0; i < 3; i++)
 		if ((i < d->dims) != (ext[i] != 0) || ext[i] > TEX_MAX)

@@ -4,12 +4,12 @@
  * read as elements, normalized reads of 32-bit integers, mixed or
  * three-channel formats, unaligned pitches, host memory, surfaces without
  * cudaArraySurfaceLoadStore or over linear memory are errors as in CUDA;
- * layered arrays, mipmapped arrays, sRGB, anisotropy and resource views,
+ * cubemap arrays, mipmapped arrays, sRGB, anisotropy and resource views,
  * which anygpu does not implement, are cudaErrorNotSupported with a
  * message.  Destroying an object twice, or with the other kind's call, is
  * cudaErrorInvalidValue.  None of these errors is sticky.
  */
-// expect-stderr: layered arrays are not supported yet
+// expect-stderr: cubemap arrays are not supported yet
 // expect-stderr: sRGB conversions are not supported yet
 // expect-stderr: mipmapped arrays are not supported yet
 #include "check.h"
@@ -128,12 +128,12 @@ static void test_not_supported(void)
 	cudaChannelFormatDesc f = cudaCreateChannelDesc<float>();
 	cudaTextureDesc td = {};
 	cudaTextureObject_t t;
-	cudaArray_t layered, a;
+	cudaArray_t cube, a;
 
-	CK(cudaMalloc3DArray(&layered, &f, make_cudaExtent(8, 8, 2), cudaArrayLayered));
-	cudaResourceDesc rd = array_res(layered);
+	CK(cudaMalloc3DArray(&cube, &f, make_cudaExtent(8, 8, 6), cudaArrayCubemap));
+	cudaResourceDesc rd = array_res(cube);
 	CK_EXPECT(cudaCreateTextureObject(&t, &rd, &td, NULL), cudaErrorNotSupported);
-	CK(cudaFreeArray(layered));
+	CK(cudaFreeArray(cube));
 
 	CK(cudaMallocArray(&a, &f, 8, 8));
 	rd = array_res(a);

@@ -1,16 +1,16 @@
 /*
- * texture_unsupported: a program whose kernel samples a layered texture
- * (tex.a2d), which the cpu backend does not implement, is refused when its
+ * texture_unsupported: a program whose kernel samples a cubemap texture
+ * (tex.cube), which the cpu backend does not implement, is refused when its
  * device code loads, with a message naming the instruction, its line and
  * the missing feature; the launch fails with cudaErrorInvalidPtx (not
  * sticky), and nothing runs with a wrong answer.
  */
-// expect-stderr: unsupported instruction 'tex\.a2d\.v4\.f32\.f32' at line [0-9]+ \(layered textures\)
+// expect-stderr: unsupported instruction 'tex\.cube\.v4\.f32\.f32' at line [0-9]+ \(cubemap textures\)
 #include "check.h"
 
-__global__ void layered(cudaTextureObject_t t, float *out)
+__global__ void cubemap(cudaTextureObject_t t, float *out)
 {
-	out[threadIdx.x] = tex2DLayered<float>(t, threadIdx.x + 0.5f, 0.5f, 1);
+	out[threadIdx.x] = texCubemap<float>(t, threadIdx.x + 0.5f, 0.5f, 1.0f);
 }
 
 int main(void)
@@ -18,7 +18,7 @@ int main(void)
 	float *out;
 
 	CK(cudaMalloc(&out, 32 * sizeof(float)));
-	layered<<<1, 32>>>(0, out);
+	cubemap<<<1, 32>>>(0, out);
 	CK_EXPECT(cudaGetLastError(), cudaErrorInvalidPtx);
 	CK(cudaDeviceSynchronize());
 	CK(cudaFree(out));

@@ -492,9 +492,9 @@ static void test_unsupported(void **state)
 	refused(HEADER ".visible .entry k(.param .u64 t)\n{\n"
 		"\t.reg .f32 %f<8>;\n\t.reg .b64 %rd1;\n"
 		"\tld.param.u64 %rd1, [t];\n"
-		"\ttex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];\n"
+		"\ttex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6, %f7, %f7}];\n"
 		"\tret;\n}\n",
-		"unsupported instruction 'tex.a2d.v4.f32.f32' at line 9 (layered textures)");
+		"unsupported instruction 'tex.cube.v4.f32.f32' at line 9 (cubemap textures)");
 	refused(HEADER ".global .texref tref;\n.visible .entry k()\n{\n"
 		"\t.reg .f32 %f<8>;\n"
 		"\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tref, {%f5, %f6}];\n"
