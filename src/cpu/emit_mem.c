@@ -322,7 +322,7 @@ tr_emit_fn tr_mem_emitter(const char *opcode)
 		{ "ld", emit_ldst }, { "ldu", emit_ldst }, { "st", emit_ldst }, { "cvta", emit_cvta },
 		{ "atom", emit_atom }, { "red", emit_atom }, { "membar", emit_fence },
 		{ "fence", emit_fence }, { "prefetch", emit_prefetch }, { "prefetchu", emit_prefetch },
-		{ "isspacep", emit_isspacep },
+		{ "isspacep", emit_isspacep }, { "cp", tr_emit_cp },
 	};
 	size_t i;
 

@@ -259,6 +259,7 @@ tr_emit_fn tr_warp_emitter(const char *opcode)
 		{ "shfl", emit_shfl }, { "vote", emit_vote }, { "match", emit_match },
 		{ "activemask", emit_activemask }, { "bar", emit_warp_sync },
 		{ "redux", emit_redux }, { "nanosleep", emit_nanosleep },
+		{ "mbarrier", tr_emit_mbarrier },
 	};
 	size_t i;
 

@@ -241,10 +241,11 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 		sh = 0;
 		flags = 0;
 		reach(t, i, seen, &sh, &flags);
-		/* device functions with barriers need a stack per warp */
+		/* device functions with barriers and mbarrier waits need a
+		 * stack per warp */
 		co = 0;
 		for (j = 0; j < m->nfuncs; j++)
-			co |= seen[j] && j != i && t->fi[j].barrier_line;
+			co |= seen[j] && ((j != i && t->fi[j].barrier_line) || t->fi[j].spins);
 		nt = f->reqntid[0] ? f->reqntid[0] * (f->reqntid[1] ? f->reqntid[1] : 1) *
 			(f->reqntid[2] ? f->reqntid[2] : 1) : 0;
 		if (!nt && f->maxntid[0])

@@ -119,7 +119,8 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 	const struct ptx_func *fn = &t->m->funcs[f];
 	uint32_t i;
 
-	if (t->fi[f].flags & AG_KF_WARP)
+	/* an mbarrier wait needs the other threads to run meanwhile */
+	if ((t->fi[f].flags & AG_KF_WARP) || t->fi[f].spins)
 		u->lockstep = 1;
 	u->shared |= t->fi[f].shared_end != 0;
 	for (i = 0; i < fn->nbody; i++) {

@@ -47,6 +47,7 @@ struct tr_fninfo {
 	int barrier_line;       /* a block barrier in its body (0: none) */
 	uint32_t local_bytes;   /* .local bytes per thread */
 	uint32_t shared_base;   /* where its own .shared declarations start */
+	int spins;              /* waits on mbarriers (a stack per warp) */
 };
 
 struct tr {
@@ -140,6 +141,11 @@ tr_emit_fn tr_cvt_emitter(const char *opcode);
 tr_emit_fn tr_mem_emitter(const char *opcode);
 tr_emit_fn tr_warp_emitter(const char *opcode);
 tr_emit_fn tr_tex_emitter(const char *opcode);
+
+/* emit_async.c: cp (cp.async and its group, wait and mbarrier forms) and
+ * mbarrier, registered by the mem and warp emitter tables. */
+int tr_emit_cp(struct tr *t, const struct ptx_insn *in);
+int tr_emit_mbarrier(struct tr *t, const struct ptx_insn *in);
 int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	    struct strbuf *sb, enum ptx_type *ty);
 

@@ -37,6 +37,7 @@ typedef void (*ag_run_fn)(struct ag_warp *w, void *frame, unsigned char *const *
  * generation and of the one just completed, which released lanes read. */
 struct ag_bar {
 	uint32_t count[16], want[16], gen[16];
+	uint32_t events;        /* mbarrier changes: progress for spinners */
 	uint32_t popc[16][2];
 	uint8_t and_[16][2], or_[16][2];
 	struct ag_warp *ws;
@@ -44,8 +45,8 @@ struct ag_bar {
 };
 
 /* A warp's own stack and context, for kernels whose device functions wait
- * at barriers: the warp then has to stop inside the call and resume there
- * (ag_yield) while other warps run. */
+ * at barriers or that wait on mbarriers: the warp then has to stop inside
+ * the call or the wait and resume there (ag_yield) while other warps run. */
 struct ag_co {
 	ucontext_t ctx, sched;
 	void *stack;
@@ -212,9 +213,10 @@ AG_INLINE int ag_bar_bad(struct ag_warp *w, unsigned l, uint32_t a, uint32_t n, 
 	return why != NULL;
 }
 
-/* A warp inside a device function whose lanes all wait at barriers lets
- * the other warps run; it resumes here.  0 when the warp has no stack of
- * its own (the translator gives kernels that need one one). */
+/* A warp inside a device function whose lanes all wait at barriers, or
+ * whose lanes found an mbarrier phase incomplete, lets the other warps
+ * run; it resumes here.  0 when the warp has no stack of its own (the
+ * translator gives kernels that need one one). */
 AG_INLINE int ag_yield(struct ag_warp *w)
 {
 	if (!w->co)
@@ -282,9 +284,10 @@ static int ag_warp_step(struct ag_warp *w, ag_run_fn run, void *frame, int *ran)
 	return !running && !ag_waiting(ln);
 }
 
-AG_INLINE unsigned ag_bar_gens(const struct ag_bar *bar)
+/* Changes with every completed barrier and every mbarrier update. */
+AG_INLINE unsigned ag_bar_progress(const struct ag_bar *bar)
 {
-	unsigned a, s = 0;
+	unsigned a, s = bar->events;
 
 	for (a = 0; a < 16; a++)
 		s += bar->gen[a];
@@ -292,14 +295,15 @@ AG_INLINE unsigned ag_bar_gens(const struct ag_bar *bar)
 }
 
 /* Runs the block's warps in turn, a basic block each (or, with stacks of
- * their own, each until it finishes or waits), then settles the barriers
- * (exits may complete them), until every warp has finished.  Taking turns
- * keeps the warps of a block at about the same place, as on a GPU: in a
- * grid-stride loop they then read neighbouring addresses together, which
- * the cache and its prefetchers serve far better than one warp walking the
- * whole stride alone.  A round that leaves no lane able to run and
- * completes no barrier while warps still wait is a deadlock, which a GPU
- * would hang on: the launch fails instead. */
+ * their own, each until it finishes, waits, or finds an mbarrier phase
+ * incomplete), then settles the barriers (exits may complete them), until
+ * every warp has finished.  Taking turns keeps the warps of a block at
+ * about the same place, as on a GPU: in a grid-stride loop they then read
+ * neighbouring addresses together, which the cache and its prefetchers
+ * serve far better than one warp walking the whole stride alone.  A round
+ * that leaves no lane able to run, completes no barrier and changes no
+ * mbarrier while warps still wait is a deadlock, which a GPU would hang
+ * on: the launch fails instead. */
 static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 			  unsigned char *fr, size_t frame_size, ag_run_fn run)
 {
@@ -308,7 +312,7 @@ static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 	int ran;
 
 	do {
-		gens = ag_bar_gens(ws[0].bar);
+		gens = ag_bar_progress(ws[0].bar);
 		left = 0;
 		ran = 0;
 		for (i = 0; i < nw && !b->error; i++)
@@ -318,9 +322,9 @@ static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 			}
 		for (a = 0; a < 16; a++)
 			ag_bar_settle(ws[0].bar, a);
-		if (left && !ran && gens == ag_bar_gens(ws[0].bar) && !b->error)
+		if (left && !ran && gens == ag_bar_progress(ws[0].bar) && !b->error)
 			b->env->svc->fault(b, 719, "barrier deadlock: warps wait at barriers "
-					   "that can no longer complete");
+					   "or mbarriers that can no longer complete");
 	} while (left && !b->error);
 }
 
@@ -386,6 +390,56 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 	free(cos);
 	free(fr);
 	free(ws);
+}
+
+/* mbarrier objects, 8 bytes of shared memory: pending arrivals (bits
+ * 0-20), expected arrivals (21-41), pending transaction bytes (42-62) and
+ * the phase's parity (63).  The warps of a block run on one OS thread, so
+ * plain loads and stores suffice.  The state an arrive returns is the
+ * object after the arrival but before any phase change: its parity names
+ * the phase test_wait waits for, its pending count is what pending_count
+ * reads.  A phase completes when no arrivals and no bytes are pending;
+ * the next one expects the expected count again. */
+#define AG_MB_MASK 0x1fffffull
+
+AG_INLINE uint64_t ag_mb_load(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+AG_INLINE uint64_t ag_mb_pack(uint64_t pend, uint64_t exp, uint64_t tx, uint64_t ph)
+{
+	return (pend & AG_MB_MASK) | (exp & AG_MB_MASK) << 21 | (tx & AG_MB_MASK) << 42 | ph << 63;
+}
+
+AG_INLINE void ag_mb_init(void *p, uint32_t n)
+{
+	uint64_t v = ag_mb_pack(n, n, 0, 0);
+
+	memcpy(p, &v, 8);
+}
+
+/* arrive (count arrivals), arrive_drop (drop of them leave the expected
+ * count too) and expect_tx (tx more bytes pending, then no arrival when
+ * count is 0): returns the state; completes the phase when nothing is
+ * pending. */
+AG_INLINE uint64_t ag_mb_update(struct ag_warp *w, void *p, uint32_t count, uint32_t drop,
+				int64_t tx)
+{
+	uint64_t v = ag_mb_load(p), pend = v & AG_MB_MASK, exp = v >> 21 & AG_MB_MASK;
+	uint64_t ntx = (uint64_t)((int64_t)(v >> 42 & AG_MB_MASK) + tx), ph = v >> 63, st;
+
+	exp -= drop < exp ? drop : exp;
+	pend -= count < pend ? count : pend;
+	st = ag_mb_pack(pend, exp, ntx, ph);
+	v = pend || ntx & AG_MB_MASK ? st : ag_mb_pack(exp, exp, 0, ph ^ 1);
+	memcpy(p, &v, 8);
+	w->bar->events++;
+	return st;
+}
+
+/* Whether the phase that state (or, with parity, the phase of that
+ * parity) belongs to has completed. */
+AG_INLINE int ag_mb_done(const void *p, uint64_t x, int parity)
+{
+	return (ag_mb_load(p) >> 63) != (parity ? (x & 1) : x >> 63);
 }
 
 /* isspacep: the state space of a generic address.  Shared memory is the
