@@ -241,22 +241,24 @@ static cudaError_t do_copy_htod(struct session *s, const struct ag_frame_hdr *h,
 	return s->ops->copy_htod(s->b, c.st, c.dst, data, n, AG_HOST_PAGEABLE, !!c.async);
 }
 
-/* Where a synchronous chunk may land straight from the connection or the
- * decompressor: the device memory itself, where the backend shows it as
- * host memory, once the stream has reached the copy (a one-byte read on it
- * waits as the copy would, and only this thread adds work).  NULL: stage
- * the bytes and copy them in (*e is set when the wait failed, and the copy
- * is not made). */
-static void *direct_target(struct session *s, struct ag_stream *st, ag_dptr dst,
-			   cudaError_t *e)
+/* Device memory at p as host memory, where the backend shows it so (the
+ * cpu backend), once the stream has reached a copy made with async: a
+ * one-byte read on the stream waits as that copy would (into pageable
+ * memory it returns once done), and only this thread adds work.  A
+ * synchronous chunk then lands there straight from the connection or the
+ * decompressor, and a read-back is sent from there.  NULL: stage the bytes
+ * and copy them on the stream (*e is set when the wait failed, and the
+ * copy is not to be made). */
+static void *direct_target(struct session *s, struct ag_stream *st, ag_dptr p,
+			   uint32_t async, cudaError_t *e)
 {
-	void *p = s->ops->host_ptr(s->b, dst);
+	void *h = s->ops->host_ptr(s->b, p);
 	char byte;
 
-	if (!p)
+	if (!h)
 		return NULL;
-	*e = s->ops->copy_dtoh(s->b, st, &byte, dst, 1, AG_HOST_PAGEABLE, 0);
-	return *e == cudaSuccess ? p : NULL;
+	*e = s->ops->copy_dtoh(s->b, st, &byte, p, 1, AG_HOST_PAGEABLE, !!async);
+	return *e == cudaSuccess ? h : NULL;
 }
 
 /* The executor has read a streamed request's bytes: the reader goes on. */
@@ -287,7 +289,7 @@ static cudaError_t take_htod_body(struct session *s, const struct ag_frame_hdr *
 	get_htod(s, &r, &c);
 	e = check_htod(s, &c, n);
 	if (e == cudaSuccess && !c.async)
-		to = direct_target(s, c.st, c.dst, &e);
+		to = direct_target(s, c.st, c.dst, 0, &e);
 	if (!to)
 		to = staging = n <= AG_PROTO_CHUNK ? s->chunk : xmalloc(n);
 	rc = ag_conn_recv_body(&s->conn, h, to, n, err, sizeof(err));
@@ -324,7 +326,7 @@ static cudaError_t do_copy_htod_z(struct session *s, const struct ag_frame_hdr *
 		return malformed(s, "compressed chunk of %u bytes", n);
 	e = check_htod(s, &c, n);
 	if (e == cudaSuccess && !c.async)
-		to = direct_target(s, c.st, c.dst, &e);
+		to = direct_target(s, c.st, c.dst, 0, &e);
 	if (e != cudaSuccess)
 		return e;
 	if (ag_zchunk_decompress(s->zd, to ? to : s->chunk, n, z, zn))
@@ -364,7 +366,8 @@ static cudaError_t do_copy_dtoh(struct session *s, const struct ag_frame_hdr *h,
 	ag_dptr src = ag_get_u64(r);
 	uint64_t n = ag_get_u64(r), off;
 	uint32_t async = ag_get_u32(r);
-	const char *direct = NULL;
+	const char *direct;
+	cudaError_t e = cudaSuccess;
 	char err[128];
 
 	DECODED(s, r, h);
@@ -374,22 +377,20 @@ static cudaError_t do_copy_dtoh(struct session *s, const struct ag_frame_hdr *h,
 		return cudaSuccess;
 	if (check_range(s, src, n))
 		return cudaErrorInvalidValue;
+	direct = direct_target(s, st, src, async, &e);
+	if (e != cudaSuccess)
+		return e;
 	for (off = 0; off < n; off += AG_PROTO_CHUNK) {
 		uint64_t len = n - off < AG_PROTO_CHUNK ? n - off : AG_PROTO_CHUNK;
 		const char *data = direct ? direct + off : (const char *)s->chunk;
-		cudaError_t e;
 
-		/* The first chunk's copy waits as the client's copy must (a
-		 * synchronous one with legacy-stream semantics), so the stream
-		 * has reached this copy; where device memory is host memory the
-		 * rest is sent from where it lies, else copied on the stream. */
+		/* Staged: the first chunk's copy waits as the client's copy
+		 * must (a synchronous one with legacy-stream semantics). */
 		if (!direct) {
 			e = s->ops->copy_dtoh(s->b, st, s->chunk, src + off, len,
 					      AG_HOST_PAGEABLE, off ? 1 : !!async);
 			if (e != cudaSuccess)
 				return e;
-			if (!off)
-				direct = s->ops->host_ptr(s->b, src);
 		}
 		if (send_chunk(s, h->id, off, data, len, err, sizeof(err)))
 			return malformed(s, "client gone during a copy: %s", err);
