@@ -49,6 +49,10 @@ cudaError_t capture_info11(cudaStream_t stream, enum cudaStreamCaptureStatus *st
 			   unsigned long long *id) ABI12(cudaStreamGetCaptureInfo);
 cudaError_t capture_info11_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
 				unsigned long long *id) ABI12(cudaStreamGetCaptureInfo_ptsz);
+cudaError_t update_deps12(cudaStream_t stream, cudaGraphNode_t *deps, size_t ndeps,
+			  unsigned flags) ABI12(cudaStreamUpdateCaptureDependencies);
+cudaError_t update_deps12_ptsz(cudaStream_t stream, cudaGraphNode_t *deps, size_t ndeps,
+			       unsigned flags) ABI12(cudaStreamUpdateCaptureDependencies_ptsz);
 
 #define SAME(f) (out->f = p->f)
 #define SAME_ARRAY(f) memcpy(out->f, p->f, sizeof(out->f))
@@ -305,4 +309,32 @@ RT_API cudaError_t cudaStreamGetCaptureInfo_v3_ptsz(cudaStream_t stream,
 						    const cudaGraphEdgeData **edges, size_t *ndeps)
 {
 	return rt_stream_capture_info(stream, status, id, graph, deps, edges, ndeps, 1);
+}
+
+cudaError_t update_deps12(cudaStream_t stream, cudaGraphNode_t *deps, size_t ndeps,
+			  unsigned flags)
+{
+	return rt_stream_update_capture_deps(stream, deps, NULL, ndeps, flags, 0);
+}
+
+cudaError_t update_deps12_ptsz(cudaStream_t stream, cudaGraphNode_t *deps, size_t ndeps,
+			       unsigned flags)
+{
+	return rt_stream_update_capture_deps(stream, deps, NULL, ndeps, flags, 1);
+}
+
+RT_API cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream,
+							  cudaGraphNode_t *deps,
+							  const cudaGraphEdgeData *edges,
+							  size_t ndeps, unsigned int flags)
+{
+	return rt_stream_update_capture_deps(stream, deps, edges, ndeps, flags, 0);
+}
+
+RT_API cudaError_t cudaStreamUpdateCaptureDependencies_v2_ptsz(cudaStream_t stream,
+							       cudaGraphNode_t *deps,
+							       const cudaGraphEdgeData *edges,
+							       size_t ndeps, unsigned int flags)
+{
+	return rt_stream_update_capture_deps(stream, deps, edges, ndeps, flags, 1);
 }

@@ -102,3 +102,22 @@ RT_API cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream,
 	return rt_stream_capture_info(stream, captureStatus_out, id_out, graph_out,
 				      dependencies_out, edgeData_out, numDependencies_out, 1);
 }
+
+RT_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream,
+						       cudaGraphNode_t *dependencies,
+						       const cudaGraphEdgeData *dependencyData,
+						       size_t numDependencies, unsigned int flags)
+{
+	return rt_stream_update_capture_deps(stream, dependencies, dependencyData,
+					     numDependencies, flags, 0);
+}
+
+RT_API cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t stream,
+							    cudaGraphNode_t *dependencies,
+							    const cudaGraphEdgeData *dependencyData,
+							    size_t numDependencies,
+							    unsigned int flags)
+{
+	return rt_stream_update_capture_deps(stream, dependencies, dependencyData,
+					     numDependencies, flags, 1);
+}

@@ -26,6 +26,7 @@
 
 struct capture {
 	struct rt_graph *graph;
+	int own_graph;                 /* made for it (not cudaStreamBeginCaptureToGraph's) */
 	unsigned long long id;
 	enum cudaStreamCaptureMode mode;
 	pthread_t thread;              /* that began it */
@@ -139,6 +140,16 @@ static struct rt_graph *finish(struct capture *c)
 	free(c->members);
 	free(c);
 	return g;
+}
+
+/* A capture that failed: the graph goes too unless it is the program's. */
+static void discard(struct capture *c)
+{
+	int own = c->own_graph;
+	struct rt_graph *g = finish(c);
+
+	if (own)
+		rt_graph_free(g);
 }
 
 static struct capture *find_active(unsigned long long id)
@@ -386,7 +397,7 @@ void rt_capture_forget_stream(struct ag_stream *s)
 	if (m) {
 		m->c->invalidated = 1;
 		if (m->c->members[0] == m)
-			rt_graph_free(finish(m->c));
+			discard(m->c);
 		else
 			leave(m);
 	}
@@ -406,8 +417,11 @@ static int valid_mode(enum cudaStreamCaptureMode mode)
 	       mode == cudaStreamCaptureModeRelaxed;
 }
 
+/* into NULL: a new graph; else an existing one, the capture's first node
+ * depending on deps. */
 static cudaError_t begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode mode,
-				 int per_thread_default)
+				 int per_thread_default, struct rt_graph *into,
+				 const cudaGraphNode_t *deps, size_t ndeps)
 {
 	struct rt_device *d;
 	struct ag_stream *s;
@@ -425,12 +439,15 @@ static cudaError_t begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode
 	if (!s)
 		return rt_error(cudaErrorStreamCaptureUnsupported);   /* the legacy stream */
 	pthread_mutex_lock(&lock);
-	if (rt_ptrmap_get(&members, s)) {
+	e = rt_ptrmap_get(&members, s) ? cudaErrorIllegalState
+	    : into ? rt_graph_check_nodes(into, deps, ndeps) : cudaSuccess;
+	if (e != cudaSuccess) {
 		pthread_mutex_unlock(&lock);
-		return rt_error(cudaErrorIllegalState);
+		return rt_error(e);
 	}
 	c = xcalloc(1, sizeof(*c));
-	c->graph = rt_graph_new();
+	c->graph = into ? into : rt_graph_new();
+	c->own_graph = !into;
 	c->id = ++last_id;
 	c->mode = mode;
 	c->thread = pthread_self();
@@ -438,20 +455,54 @@ static cudaError_t begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode
 	active = xrealloc(active, (nactive + 1) * sizeof(*active));
 	active[nactive] = c;
 	__atomic_store_n(&nactive, nactive + 1, __ATOMIC_RELEASE);
-	join(c, s, !(flags & cudaStreamNonBlocking));
+	set_deps(join(c, s, !(flags & cudaStreamNonBlocking)), (struct rt_node *const *)deps,
+		 ndeps);
 	pthread_mutex_unlock(&lock);
 	return cudaSuccess;
 }
 
 RT_API cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
 {
-	return begin_capture(stream, mode, 0);
+	return begin_capture(stream, mode, 0, NULL, NULL, 0);
 }
 
 RT_API cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
 					       enum cudaStreamCaptureMode mode)
 {
-	return begin_capture(stream, mode, 1);
+	return begin_capture(stream, mode, 1, NULL, NULL, 0);
+}
+
+static cudaError_t begin_capture_to_graph(cudaStream_t stream, cudaGraph_t graph,
+					  const cudaGraphNode_t *deps,
+					  const cudaGraphEdgeData *edges, size_t ndeps,
+					  enum cudaStreamCaptureMode mode, int per_thread_default)
+{
+	if (!graph)
+		return rt_error(cudaErrorInvalidValue);
+	if (!rt_plain_edges(edges, ndeps))
+		return rt_error(cudaErrorNotSupported);
+	return begin_capture(stream, mode, per_thread_default, (struct rt_graph *)graph, deps,
+			     ndeps);
+}
+
+RT_API cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+						 const cudaGraphNode_t *dependencies,
+						 const cudaGraphEdgeData *dependencyData,
+						 size_t numDependencies,
+						 enum cudaStreamCaptureMode mode)
+{
+	return begin_capture_to_graph(stream, graph, dependencies, dependencyData,
+				      numDependencies, mode, 0);
+}
+
+RT_API cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph,
+						      const cudaGraphNode_t *dependencies,
+						      const cudaGraphEdgeData *dependencyData,
+						      size_t numDependencies,
+						      enum cudaStreamCaptureMode mode)
+{
+	return begin_capture_to_graph(stream, graph, dependencies, dependencyData,
+				      numDependencies, mode, 1);
 }
 
 /* Every stream that joined has been joined back: its last nodes precede
@@ -505,12 +556,12 @@ static cudaError_t end_capture(cudaStream_t stream, cudaGraph_t *pGraph, int per
 	}
 	e = c->invalidated ? cudaErrorStreamCaptureInvalidated
 	    : !all_joined(c) ? cudaErrorStreamCaptureUnjoined : cudaSuccess;
-	g = finish(c);
+	g = NULL;
+	if (e == cudaSuccess)
+		g = finish(c);
+	else
+		discard(c);
 	pthread_mutex_unlock(&lock);
-	if (e != cudaSuccess) {
-		rt_graph_free(g);
-		g = NULL;
-	}
 	*pGraph = (cudaGraph_t)g;
 	return rt_error(e);
 }
@@ -616,6 +667,37 @@ cudaError_t rt_stream_capture_info(cudaStream_t stream, enum cudaStreamCaptureSt
 	if (ndeps)
 		*ndeps = ci.ndeps;
 	return cudaSuccess;
+}
+
+/* The stream's dependency set gets nodes of its capture's graph added
+ * (flags 0, cudaStreamAddCaptureDependencies) or replaced
+ * (cudaStreamSetCaptureDependencies). */
+cudaError_t rt_stream_update_capture_deps(cudaStream_t stream, cudaGraphNode_t *deps,
+					  const cudaGraphEdgeData *edges, size_t ndeps,
+					  unsigned flags, int per_thread_default)
+{
+	struct rt_device *d;
+	struct ag_stream *s;
+	struct member *m;
+	cudaError_t e = rt_stream_get(stream, per_thread_default, &d, &s);
+
+	if (e != cudaSuccess)
+		return rt_result(d, e);
+	if (flags > cudaStreamSetCaptureDependencies)
+		return rt_error(cudaErrorInvalidValue);
+	if (!rt_plain_edges(edges, ndeps))
+		return rt_error(cudaErrorNotSupported);
+	pthread_mutex_lock(&lock);
+	m = s ? rt_ptrmap_get(&members, s) : NULL;
+	e = !m ? cudaErrorIllegalState
+	    : m->c->invalidated ? cudaErrorStreamCaptureInvalidated
+	    : rt_graph_check_nodes(m->c->graph, deps, ndeps);
+	if (e == cudaSuccess && flags == cudaStreamSetCaptureDependencies)
+		set_deps(m, (struct rt_node *const *)deps, ndeps);
+	else if (e == cudaSuccess)
+		add_deps(m, (struct rt_node *const *)deps, ndeps);
+	pthread_mutex_unlock(&lock);
+	return rt_error(e);
 }
 
 RT_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)

@@ -157,6 +157,17 @@ static cudaError_t check_deps(struct rt_graph *g, struct rt_node *const *deps, s
 	return cudaSuccess;
 }
 
+cudaError_t rt_graph_check_nodes(struct rt_graph *g, const cudaGraphNode_t *nodes, size_t n)
+{
+	cudaError_t e = cudaErrorInvalidValue;
+
+	pthread_mutex_lock(&rt_graph_lock);
+	if (rt_graph_find(g, RT_TAG_GRAPH))
+		e = check_deps(g, (struct rt_node *const *)nodes, n);
+	pthread_mutex_unlock(&rt_graph_lock);
+	return e;
+}
+
 /* A free node in the graph of its allocation must come after the
  * allocation node. */
 static int after_alloc(struct rt_graph *g, struct rt_gmem *m, struct rt_node *const *deps,

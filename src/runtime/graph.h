@@ -49,6 +49,10 @@ struct rt_graph *rt_graph_new(void);
 void rt_graph_free(struct rt_graph *g);
 cudaError_t rt_graph_add(struct rt_graph *g, const struct rt_node_params *p,
 			 struct rt_node *const *deps, size_t ndeps, struct rt_node **out);
+/* Edge data other than all zeros (programmatic ports) is not supported. */
+int rt_plain_edges(const cudaGraphEdgeData *ed, size_t n);
+/* g is a live graph and nodes are n distinct nodes of it. */
+cudaError_t rt_graph_check_nodes(struct rt_graph *g, const cudaGraphNode_t *nodes, size_t n);
 /* 1 when node a is b or one of b's ancestors. */
 int rt_node_precedes(const struct rt_node *a, const struct rt_node *b);
 
@@ -146,6 +150,9 @@ cudaError_t rt_stream_capture_info(cudaStream_t stream, enum cudaStreamCaptureSt
 				  unsigned long long *id, cudaGraph_t *graph,
 				  const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
 				  size_t *ndeps, int per_thread_default);
+cudaError_t rt_stream_update_capture_deps(cudaStream_t stream, cudaGraphNode_t *deps,
+					  const cudaGraphEdgeData *edges, size_t ndeps,
+					  unsigned flags, int per_thread_default);
 
 /* pool.c: memory freed on a stream goes back to its pool; synchronising
  * releases what is above the pools' thresholds. */

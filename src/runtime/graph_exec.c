@@ -20,8 +20,9 @@
 #include "util/strbuf.h"
 
 /* Kahn's algorithm: order[] gets node indices, each after its
- * dependencies.  Returns 0 when a cycle leaves nodes unordered. */
-static int topo_order(const struct rt_graph *g, size_t *order)
+ * dependencies.  Returns how many it ordered: fewer than g->n when a
+ * cycle leaves nodes unordered. */
+static size_t topo_order(const struct rt_graph *g, size_t *order)
 {
 	size_t *waiting = xcalloc(g->n ? g->n : 1, sizeof(*waiting));
 	size_t head = 0, tail = 0;
@@ -39,7 +40,7 @@ static int topo_order(const struct rt_graph *g, size_t *order)
 				order[tail++] = i;
 	}
 	free(waiting);
-	return tail == g->n;
+	return tail;
 }
 
 /* The graph's edges by creation index, for cudaGraphExecUpdate. */
@@ -106,7 +107,7 @@ struct rt_exec *rt_exec_build(const struct rt_graph *g, unsigned long long flags
 	struct rt_exec *x;
 	int ok = 1;
 
-	if (!topo_order(g, order)) {
+	if (topo_order(g, order) != g->n) {
 		free(order);
 		return NULL;
 	}
@@ -138,13 +139,16 @@ static int mem_available(const struct rt_graph *g)
 	return 1;
 }
 
+/* result: what cudaGraphInstantiateWithParams reports (no structure is
+ * invalid: cudaGraphAddDependencies refuses cycles). */
 static cudaError_t instantiate(cudaGraphExec_t *pExec, cudaGraph_t graph,
-			       unsigned long long flags)
+			       unsigned long long flags, enum cudaGraphInstantiateResult *result)
 {
 	static int said;
 	struct rt_exec *x = NULL;
 	struct rt_graph *g;
 
+	*result = cudaGraphInstantiateError;
 	if (!pExec)
 		return rt_error(cudaErrorInvalidValue);
 	if (flags & cudaGraphInstantiateFlagDeviceLaunch) {
@@ -162,6 +166,7 @@ static cudaError_t instantiate(cudaGraphExec_t *pExec, cudaGraph_t graph,
 	if (x) {
 		rt_graph_track(x, RT_TAG_EXEC);
 		*pExec = (cudaGraphExec_t)x;
+		*result = cudaGraphInstantiateSuccess;
 	}
 	pthread_mutex_unlock(&rt_graph_lock);
 	return x ? cudaSuccess : rt_error(cudaErrorInvalidValue);
@@ -170,13 +175,29 @@ static cudaError_t instantiate(cudaGraphExec_t *pExec, cudaGraph_t graph,
 RT_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
 					unsigned long long flags)
 {
-	return instantiate(pGraphExec, graph, flags);
+	enum cudaGraphInstantiateResult result;
+
+	return instantiate(pGraphExec, graph, flags, &result);
 }
 
 RT_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
 						 cudaGraph_t graph, unsigned long long flags)
 {
-	return instantiate(pGraphExec, graph, flags);
+	enum cudaGraphInstantiateResult result;
+
+	return instantiate(pGraphExec, graph, flags, &result);
+}
+
+/* The upload the flag asks for has nothing to do: the executable graph
+ * lives in the runtime. */
+RT_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,
+						  cudaGraphInstantiateParams *instantiateParams)
+{
+	if (!instantiateParams)
+		return rt_error(cudaErrorInvalidValue);
+	instantiateParams->errNode_out = NULL;
+	return instantiate(pGraphExec, graph, instantiateParams->flags,
+			   &instantiateParams->result_out);
 }
 
 RT_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
@@ -203,6 +224,56 @@ RT_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 	}
 	pthread_mutex_unlock(&rt_graph_lock);
 	return x ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+struct rt_step *rt_exec_step(struct rt_exec *x, cudaGraphNode_t node)
+{
+	for (size_t i = 0; node && i < x->n; i++)
+		if (x->steps[i].src == (struct rt_node *)node)
+			return &x->steps[i];
+	return NULL;
+}
+
+/* The kinds of node CUDA lets an executable graph disable. */
+static int can_disable(enum cudaGraphNodeType t)
+{
+	return t == cudaGraphNodeTypeKernel || t == cudaGraphNodeTypeMemcpy ||
+	       t == cudaGraphNodeTypeMemset;
+}
+
+/* The step of node in exec, if it is of a kind that can be disabled. */
+static struct rt_step *switchable_step(cudaGraphExec_t exec, cudaGraphNode_t node)
+{
+	struct rt_exec *x = rt_graph_find(exec, RT_TAG_EXEC);
+	struct rt_step *s = x ? rt_exec_step(x, node) : NULL;
+
+	return s && can_disable(s->p.type) ? s : NULL;
+}
+
+RT_API cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+					   unsigned int isEnabled)
+{
+	struct rt_step *s;
+
+	pthread_mutex_lock(&rt_graph_lock);
+	s = switchable_step(hGraphExec, hNode);
+	if (s)
+		s->disabled = !isEnabled;
+	pthread_mutex_unlock(&rt_graph_lock);
+	return s ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+}
+
+RT_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode,
+					   unsigned int *isEnabled)
+{
+	struct rt_step *s;
+
+	pthread_mutex_lock(&rt_graph_lock);
+	s = isEnabled ? switchable_step(hGraphExec, hNode) : NULL;
+	if (s)
+		*isEnabled = !s->disabled;
+	pthread_mutex_unlock(&rt_graph_lock);
+	return s ? cudaSuccess : rt_error(cudaErrorInvalidValue);
 }
 
 /* Pairs g's nodes with x's by creation order: same count, same types, the
@@ -290,14 +361,15 @@ RT_API cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphEx
 {
 	cudaGraphExecUpdateResultInfo info = { cudaGraphExecUpdateError, NULL, NULL };
 	struct rt_exec *x, *child = NULL;
+	struct rt_step *s;
 	struct rt_graph *c;
 
 	pthread_mutex_lock(&rt_graph_lock);
 	x = rt_graph_find(hGraphExec, RT_TAG_EXEC);
 	c = rt_graph_find(childGraph, RT_TAG_GRAPH);
-	for (size_t i = 0; x && node && i < x->n; i++)
-		if (x->steps[i].src == (struct rt_node *)node)
-			child = x->steps[i].child;
+	s = x ? rt_exec_step(x, node) : NULL;
+	if (s)
+		child = s->child;
 	if (child && c)
 		info.result = same_shape(child, c, &info);
 	if (info.result == cudaGraphExecUpdateSuccess)
@@ -390,7 +462,8 @@ static cudaError_t replay_exec(const struct rt_exec *x, cudaStream_t stream)
 	cudaError_t e = cudaSuccess;
 
 	for (size_t i = 0; i < x->n && e == cudaSuccess; i++)
-		e = replay(&x->steps[i], stream);
+		if (!x->steps[i].disabled)
+			e = replay(&x->steps[i], stream);
 	return e;
 }
 

@@ -37,6 +37,7 @@ struct rt_step {
 	struct rt_node *src;           /* the node it came from: compared, never followed */
 	struct rt_node_params p;
 	struct rt_exec *child;
+	int disabled;                  /* cudaGraphNodeSetEnabled: runs as an empty node */
 };
 
 /* An executable graph remembers the shape it was made from, by creation
@@ -71,12 +72,12 @@ cudaError_t rt_graph_add_locked(struct rt_graph *g, const struct rt_node_params 
 void rt_graph_add_edge(struct rt_node *n, struct rt_node *dep);
 void rt_graph_free_locked(struct rt_graph *g);
 struct rt_graph *rt_graph_clone_locked(const struct rt_graph *g);
-/* Edge data other than all zeros (programmatic ports) is not supported. */
-int rt_plain_edges(const cudaGraphEdgeData *ed, size_t n);
 
 /* graph_exec.c: the caller locks. */
 struct rt_exec *rt_exec_build(const struct rt_graph *g, unsigned long long flags);
 void rt_exec_free(struct rt_exec *x);
+/* The step x made of node (its top level only), or NULL. */
+struct rt_step *rt_exec_step(struct rt_exec *x, cudaGraphNode_t node);
 /* A graph with x's nodes and edges, for capturing a launch as a child node. */
 struct rt_graph *rt_exec_to_graph(const struct rt_exec *x);
 

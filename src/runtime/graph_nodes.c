@@ -326,15 +326,17 @@ static cudaError_t set_params(cudaGraphExec_t exec, cudaGraphNode_t node, cudaEr
 			      struct rt_node_params *p)
 {
 	struct rt_node_params *dst = NULL;
+	struct rt_step *step = NULL;
 	struct rt_exec *x;
 	struct rt_node *n;
 
 	pthread_mutex_lock(&rt_graph_lock);
 	x = exec ? rt_graph_find(exec, RT_TAG_EXEC) : NULL;
 	n = exec ? NULL : rt_graph_find(node, RT_TAG_NODE);
-	for (size_t i = 0; x && i < x->n; i++)
-		if (x->steps[i].src == (struct rt_node *)node)
-			dst = &x->steps[i].p;
+	if (x)
+		step = rt_exec_step(x, node);
+	if (step)
+		dst = &step->p;
 	if (n)
 		dst = &n->p;
 	if (built == cudaSuccess && dst && dst->type == p->type) {
