@@ -26,8 +26,10 @@
 static char cache_dir[] = "/tmp/anygpu-test-translate-XXXXXX";
 
 /* Runs kernel k of ptx on one block of nthreads threads; its only
- * parameter is the address of out. */
-static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
+ * parameter is the address of out.  The launch's status, with its message
+ * in msg. */
+static int run_status(const char *ptx, const char *k, unsigned nthreads, void *out,
+		      char *msg, size_t msglen)
 {
 	struct ptx_module *m;
 	struct ptx_error perr;
@@ -36,7 +38,7 @@ static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
 	struct ag_kernel_env env;
 	struct ag_exec *x;
 	const struct ag_kernel_desc *d;
-	char msg[256];
+	int rc;
 
 	if (ptx_parse(ptx, strlen(ptx), &m, &perr))
 		fail_msg("parse: line %d: %s", perr.line, perr.msg);
@@ -51,12 +53,20 @@ static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
 	env.ntid[1] = env.ntid[2] = 1;
 	env.params = (const unsigned char *)&out;
 	x = ag_exec_new(NULL, NULL);
-	if (ag_exec_run(x, d, &env, 0, msg, sizeof(msg)))
-		fail_msg("run: %s", msg);
+	rc = ag_exec_run(x, d, &env, 0, msg, msglen);
 	ag_exec_free(x);
 	ag_jit_unload(&jm);
 	ptx_free(m);
 	sb_free(&err);
+	return rc;
+}
+
+static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
+{
+	char msg[256];
+
+	if (run_status(ptx, k, nthreads, out, msg, sizeof(msg)))
+		fail_msg("run: %s", msg);
 }
 
 /* Translating ptx must fail with a message containing want. */
@@ -486,6 +496,35 @@ static void test_indexed_branch_and_recursion(void **state)
 	}
 }
 
+/* A launch whose warps wait at barriers that cannot complete fails with a
+ * message instead of hanging (64 threads: the first warp waits at
+ * barrier 1 for 64 threads, the second exits); so does a thread count
+ * that is not a multiple of 32. */
+static void test_barrier_faults(void **state)
+{
+	static const char deadlock[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<3>;\n\t.reg .pred %p<2>;\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tsetp.ge.u32 %p1, %r1, 32;\n"
+		"\t@%p1 bra $END;\n"
+		"\tbar.sync 1, 64;\n"
+		"$END:\n"
+		"\tret;\n}\n";
+	static const char count[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\tbar.sync 2, 48;\n"
+		"\tret;\n}\n";
+	uint32_t o[1] = { 0 };
+	char msg[256];
+
+	(void)state;
+	assert_int_not_equal(run_status(deadlock, "k", 64, o, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "barrier deadlock"));
+	assert_int_not_equal(run_status(count, "k", 64, o, msg, sizeof(msg)), 0);
+	assert_non_null(strstr(msg, "not a nonzero multiple of 32"));
+}
+
 static void test_unsupported(void **state)
 {
 	(void)state;
@@ -543,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
+		cmocka_unit_test(test_barrier_faults),
 		cmocka_unit_test(test_unsupported),
 	};
 
