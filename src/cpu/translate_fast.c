@@ -349,21 +349,46 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
 /* Each warp's thread indices, then each thread of the block in turn; with
  * barriers, rounds of that until every thread has finished.  Exited
  * threads count as arrived, as in lockstep. */
-static void emit_block(struct tr *t, uint32_t entry, int barriers, uint32_t dyn,
-		       struct strbuf *out)
+/* The block function of a kernel without barriers: each thread runs to
+ * its end before the next starts, so one slot serves them all, as lane 0
+ * of a warp whose thread indices are the running thread's. */
+static void emit_block_plain(uint32_t entry, uint32_t dyn, struct strbuf *out)
+{
+	sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
+		"\tconst struct ag_kernel_env *env = b->env;\n"
+		"\tconst unsigned nx = env->ntid[0], ny = env->ntid[1], nz = env->ntid[2];\n"
+		"\tunsigned x, y, z, ex;\n"
+		"\tstruct ag_warp w = { .b = b, .nw = (nx * ny * nz + 31) / 32, .dyn = %u };\n"
+		"\tstruct ag_sv%u *S = malloc(sizeof(*S));\n\n"
+		"\tif (!S) {\n"
+		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
+		"\t\treturn;\n\t}\n"
+		"\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
+		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
+		"\tfor (z = 0; z < nz; z++)\n\t\tfor (y = 0; y < ny; y++)\n"
+		"\t\t\tfor (x = 0; x < nx && !b->error; x++) {\n"
+		"\t\t\t\tw.tid[0][0] = x;\n\t\t\t\tw.tid[1][0] = y;\n\t\t\t\tw.tid[2][0] = z;\n"
+		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S);\n"
+		"\t\t\t}\n"
+		"\tfree(S);\n}\n\n", entry, dyn, entry, entry);
+}
+
+/* The block function of a kernel with barriers: threads run in turn up to
+ * the next barrier, each with a slot for its registers. */
+static void emit_block(uint32_t entry, uint32_t dyn, struct strbuf *out)
 {
 	sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
 		"\tconst unsigned nx = env->ntid[0], ny = env->ntid[1], nt = nx * ny * env->ntid[2];\n"
 		"\tunsigned base, l, n, k, more, x, y, z;\n"
-		"\tstruct ag_warp w = { b, NULL, 0, (nt + 31) / 32, %u, { { 0 } } };\n"
-		"\tstruct ag_sv%u *S = malloc(%s * sizeof(*S));\n"
+		"\tstruct ag_warp w = { .b = b, .nw = (nt + 31) / 32, .dyn = %u };\n"
+		"\tstruct ag_sv%u *S = malloc((nt ? nt : 1) * sizeof(*S));\n"
 		"\tunsigned *pc = calloc(nt ? nt : 1, sizeof(*pc));\n\n"
 		"\tif (!S || !pc) {\n\t\tfree(S);\n\t\tfree(pc);\n"
 		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
 		"\t\treturn;\n\t}\n"
 		/* where isspacep.local finds the threads' frames */
-		"\tw.lframe = (const unsigned char *)S;\n\tw.lsize = %s * sizeof(*S);\n"
+		"\tw.lframe = (const unsigned char *)S;\n\tw.lsize = (nt ? nt : 1) * sizeof(*S);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
 		"\tdo {\n\t\tmore = x = y = z = 0;\n"
 		"\t\tfor (base = 0; base < nt && !b->error; base += 32) {\n"
@@ -378,13 +403,12 @@ static void emit_block(struct tr *t, uint32_t entry, int barriers, uint32_t dyn,
 		"\t\t\tfor (l = 0; l < n && !b->error; l++) {\n"
 		"\t\t\t\tk = base + l;\n"
 		"\t\t\t\tif (pc[k] == ~0u)\n\t\t\t\t\tcontinue;\n"
-		"\t\t\t\tag_t%u(&w, l, NULL, &pc[k], &S[%s]);\n"
+		"\t\t\t\tag_t%u(&w, l, NULL, &pc[k], &S[k]);\n"
 		"\t\t\t\tmore |= pc[k] != ~0u;\n"
 		"\t\t\t}\n\t\t}\n"
 		"\t} while (more && !b->error);\n"
 		"\tfree(S);\n\tfree(pc);\n}\n\n",
-		entry, dyn, entry, barriers ? "(nt ? nt : 1)" : "1", barriers ? "(nt ? nt : 1)" : "1",
-		entry, barriers ? "k" : "0");
+		entry, dyn, entry, entry);
 }
 
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
@@ -411,6 +435,9 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 		return -1;
 	}
 	t->scalar = 0;
-	emit_block(t, entry, t->nresume > 0, dyn, out);
+	if (t->nresume)
+		emit_block(entry, dyn, out);
+	else
+		emit_block_plain(entry, dyn, out);
 	return 1;
 }
