@@ -431,7 +431,8 @@ AG_INLINE uint64_t ag_mb_update(struct ag_warp *w, void *p, uint32_t count, uint
 	st = ag_mb_pack(pend, exp, ntx, ph);
 	v = pend || ntx & AG_MB_MASK ? st : ag_mb_pack(exp, exp, 0, ph ^ 1);
 	memcpy(p, &v, 8);
-	w->bar->events++;
+	if (w->bar)             /* NULL in the fast path, which never waits */
+		w->bar->events++;
 	return st;
 }
 

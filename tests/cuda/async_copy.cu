@@ -6,7 +6,7 @@
  * cooperative_groups::memcpy_async, and in inline PTX the zero fill of
  * cp.async with a source size or an ignore-src predicate and the
  * mbarrier's arrive.noComplete, pending_count, arrive_drop and
- * test_wait.parity.  async_copy_sm90.cu builds the same for sm_90, where
+ * test_wait.parity, and arrivals in a kernel that never waits.  async_copy_sm90.cu builds the same for sm_90, where
  * nvcc writes try_wait loops and the expect_tx/complete_tx forms exist.
  */
 // nvcc-flags: -arch=sm_80 -std=c++17
@@ -142,6 +142,31 @@ __global__ void k_mbarrier(unsigned *out)
 	out[t] = flag | (t == 0 ? pend << 16 : 0);
 }
 
+/* Arrivals without a wait (a kernel that may run one thread at a time):
+ * N threads arrive with .noComplete on an mbarrier expecting N + 1, so
+ * the pending counts their states hold are N .. 1 in some order and sum
+ * to N (N + 1) / 2. */
+__global__ void k_arrive_only(unsigned *out)
+{
+	__shared__ unsigned long long mb;
+	__shared__ unsigned sum;
+	unsigned a = (unsigned)__cvta_generic_to_shared(&mb), pend;
+	unsigned long long st;
+
+	if (threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(a), "r"(N + 1) : "memory");
+		sum = 0;
+	}
+	__syncthreads();
+	asm volatile("mbarrier.arrive.noComplete.shared.b64 %0, [%1], 1;" : "=l"(st) : "r"(a)
+		     : "memory");
+	asm volatile("mbarrier.pending_count.b64 %0, %1;" : "=r"(pend) : "l"(st));
+	atomicAdd(&sum, pend);
+	__syncthreads();
+	if (threadIdx.x == 0)
+		out[0] = sum;
+}
+
 #ifdef ASYNC_COPY_SM90
 /* sm_90: thread 0 arrives expecting 64 bytes, the last sixteen threads
  * complete 4 each; the phase completes with the last of them, after each
@@ -253,6 +278,11 @@ int main()
 		      "phase completed", t);
 	check(mb[0] >> 16 >= 2 && mb[0] >> 16 <= N + 1, "mbarrier pending_count after thread 0's "
 	      "arrival: %u, want 2 to %d", mb[0] >> 16, N + 1);
+	k_arrive_only<<<1, N>>>((unsigned *)dout);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(mb, dout, sizeof(unsigned), cudaMemcpyDeviceToHost));
+	check(mb[0] == N * (N + 1) / 2, "mbarrier arrivals without a wait: pending counts sum "
+	      "to %u, want %d", mb[0], N * (N + 1) / 2);
 #ifdef ASYNC_COPY_SM90
 	run_tx((unsigned *)dout);
 #endif
