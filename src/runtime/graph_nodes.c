@@ -143,6 +143,63 @@ RT_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGra
 	return cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, &cp);
 }
 
+/* A copy to (to != 0) or from the variable symbol names, as the 1D memcpy
+ * node it becomes: the variable's address on the current device, as
+ * cudaMemcpyToSymbol finds it; the other side is host memory or, for
+ * cudaMemcpyDeviceToDevice, device memory. */
+static cudaError_t symbol_params(int to, const void *symbol, void *other, size_t count,
+				 size_t offset, enum cudaMemcpyKind kind, struct rt_node_params *p)
+{
+	enum cudaMemcpyKind host_kind = to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+	struct cudaMemcpy3DParms cp;
+	size_t size = 0;
+	char *addr = NULL;
+	cudaError_t e;
+
+	memset(p, 0, sizeof(*p));
+	if (kind != host_kind && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+		return cudaErrorInvalidValue;     /* what the graph calls' documentation lists */
+	e = cudaGetSymbolAddress((void **)&addr, symbol);
+	if (e == cudaSuccess)
+		e = cudaGetSymbolSize(&size, symbol);
+	if (e != cudaSuccess)
+		return e;
+	if (offset > size || count > size - offset)
+		return cudaErrorInvalidValue;
+	cp = to ? copy_1d(addr + offset, other, count, kind)
+		: copy_1d(other, addr + offset, count, kind);
+	return copy_params(&cp, p);
+}
+
+RT_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+						  const cudaGraphNode_t *pDependencies,
+						  size_t numDependencies, const void *symbol,
+						  const void *src, size_t count, size_t offset,
+						  enum cudaMemcpyKind kind)
+{
+	struct rt_node_params p;
+	cudaError_t e = symbol_params(1, symbol, (void *)src, count, offset, kind, &p);
+
+	if (e != cudaSuccess)
+		return rt_error(e);
+	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+}
+
+RT_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode,
+						    cudaGraph_t graph,
+						    const cudaGraphNode_t *pDependencies,
+						    size_t numDependencies, void *dst,
+						    const void *symbol, size_t count, size_t offset,
+						    enum cudaMemcpyKind kind)
+{
+	struct rt_node_params p;
+	cudaError_t e = symbol_params(0, symbol, dst, count, offset, kind, &p);
+
+	if (e != cudaSuccess)
+		return rt_error(e);
+	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+}
+
 static cudaError_t fill_params(const struct cudaMemsetParams *m, struct rt_node_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -483,4 +540,48 @@ RT_API cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec
 RT_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
 {
 	return get_params(node, cudaGraphNodeTypeGraph, pGraph, sizeof(*pGraph));
+}
+
+RT_API cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
+							const void *src, size_t count,
+							size_t offset, enum cudaMemcpyKind kind)
+{
+	struct rt_node_params p;
+
+	return set_params(NULL, node,
+			  symbol_params(1, symbol, (void *)src, count, offset, kind, &p), &p);
+}
+
+RT_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+							  const void *symbol, size_t count,
+							  size_t offset, enum cudaMemcpyKind kind)
+{
+	struct rt_node_params p;
+
+	return set_params(NULL, node, symbol_params(0, symbol, dst, count, offset, kind, &p),
+			  &p);
+}
+
+RT_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+							    cudaGraphNode_t node,
+							    const void *symbol, const void *src,
+							    size_t count, size_t offset,
+							    enum cudaMemcpyKind kind)
+{
+	struct rt_node_params p;
+
+	return set_params(hGraphExec, node,
+			  symbol_params(1, symbol, (void *)src, count, offset, kind, &p), &p);
+}
+
+RT_API cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+							      cudaGraphNode_t node, void *dst,
+							      const void *symbol, size_t count,
+							      size_t offset,
+							      enum cudaMemcpyKind kind)
+{
+	struct rt_node_params p;
+
+	return set_params(hGraphExec, node,
+			  symbol_params(0, symbol, dst, count, offset, kind, &p), &p);
 }

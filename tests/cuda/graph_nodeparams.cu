@@ -3,8 +3,8 @@
  * of every node kind: allocation, memset, kernel, child graph, memcpy,
  * host, event record and wait, free) and replayed; cudaGraphNodeSetParams
  * and cudaGraphExecNodeSetParams; event node get/set calls;
- * cudaGraphDebugDotPrint's file; and conditional nodes, which anygpu
- * refuses with a message.
+ * cudaGraphDebugDotPrint's file; memcpy nodes to and from a __device__
+ * variable; and conditional nodes, which anygpu refuses with a message.
  */
 // expect-stderr: conditional graph nodes .* are not supported yet
 #include <cstring>
@@ -23,6 +23,71 @@ __global__ void add(int *a, int v, int n)
 
 static int out[N];
 static int n = N;
+__device__ int sym[N];
+
+__global__ void double_sym(int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		sym[i] *= 2;
+}
+
+/* host -> sym, sym *= 2, sym -> out; then other host arrays. */
+static void symbol_nodes(cudaStream_t s)
+{
+	static int in[N], in2[N], out2[N];
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	cudaGraphNode_t to, twice, from, node;
+	cudaKernelNodeParams kp = {};
+	void *args[] = { &n };
+
+	for (int i = 0; i < N; i++) {
+		in[i] = i;
+		in2[i] = 3 * i;
+	}
+	CK(cudaGraphCreate(&g, 0));
+	CK(cudaGraphAddMemcpyNodeToSymbol(&to, g, NULL, 0, sym, in, sizeof(in), 0,
+					  cudaMemcpyHostToDevice));
+	kp.func = (void *)double_sym;
+	kp.gridDim = dim3(N / 128);
+	kp.blockDim = dim3(128);
+	kp.kernelParams = args;
+	CK(cudaGraphAddKernelNode(&twice, g, &to, 1, &kp));
+	CK(cudaGraphAddMemcpyNodeFromSymbol(&from, g, &twice, 1, out, sym, sizeof(out), 0,
+					    cudaMemcpyDefault));
+	CK_EXPECT(cudaGraphAddMemcpyNodeToSymbol(&node, g, NULL, 0, sym, in, sizeof(in), 4,
+						 cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+	CK_EXPECT(cudaGraphAddMemcpyNodeToSymbol(&node, g, NULL, 0, sym, in, sizeof(in), 0,
+						 cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+	CK_EXPECT(cudaGraphAddMemcpyNodeFromSymbol(&node, g, NULL, 0, out, in, 4, 0,
+						   cudaMemcpyDeviceToHost), cudaErrorInvalidSymbol);
+	CK(cudaGraphInstantiate(&x, g, 0));
+	CK(cudaGraphLaunch(x, s));
+	CK(cudaStreamSynchronize(s));
+	for (int i = 0; i < N; i++)
+		check(out[i] == 2 * i, "sym through a graph [%d]: %d", i, out[i]);
+
+	/* The executable graph's copies change; the graph's own later. */
+	CK(cudaGraphExecMemcpyNodeSetParamsToSymbol(x, to, sym, in2, sizeof(in2), 0,
+						    cudaMemcpyHostToDevice));
+	CK(cudaGraphExecMemcpyNodeSetParamsFromSymbol(x, from, out2, sym, sizeof(out2), 0,
+						      cudaMemcpyDeviceToHost));
+	CK(cudaGraphLaunch(x, s));
+	CK(cudaStreamSynchronize(s));
+	for (int i = 0; i < N; i++)
+		check(out2[i] == 6 * i, "exec symbol copies [%d]: %d", i, out2[i]);
+	CK(cudaGraphMemcpyNodeSetParamsToSymbol(to, sym, in2, sizeof(int), 0,
+						cudaMemcpyHostToDevice));
+	CK(cudaGraphMemcpyNodeSetParamsFromSymbol(from, out, sym, sizeof(int), 4,
+						  cudaMemcpyDeviceToHost));
+	cudaMemcpy3DParms cp = {};
+	CK(cudaGraphMemcpyNodeGetParams(from, &cp));
+	check(cp.dstPtr.ptr == out && cp.extent.width == sizeof(int), "symbol node parameters");
+	CK(cudaGraphExecDestroy(x));
+	CK(cudaGraphDestroy(g));
+}
 static int host_calls;
 
 static void CUDART_CB count_call(void *p)
@@ -186,6 +251,7 @@ int main()
 	CK_EXPECT(cudaGraphEventRecordNodeSetEvent(rec, NULL), cudaErrorInvalidValue);
 
 	dot_file(g);
+	symbol_nodes(s);
 
 	CK(cudaGraphInstantiate(&x, g, 0));
 	CK(cudaGraphLaunch(x, s));
