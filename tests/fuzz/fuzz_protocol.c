@@ -2,19 +2,52 @@
  * fuzz_protocol.c - libFuzzer target for the protocol decoder: the input
  * is a byte stream as a hostile peer would send it, cut into frames by the
  * header decoder; every request is checked against its layout, and every
- * payload is also read as device info and as a reply (error, message).
- * Nothing may read out of bounds, whatever the bytes.
+ * payload is also read as device info, as a reply (error, message), as a
+ * HELLO and its answer (the compression negotiation), and compressed
+ * chunks (COPY_HTOD_Z, DATA_Z) go through the decompressor as the server
+ * and the client run it.  Nothing may read or write out of bounds,
+ * whatever the bytes.
  */
 #include "protocol/proto.h"
+#include "protocol/zchunk.h"
 #include "backend.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
+
+/* A compressed chunk's fields as its receiver reads them (skip: the bytes
+ * before the length), then the decompression into exactly that many
+ * bytes. */
+static void decompress_chunk(const uint8_t *p, size_t n, size_t skip)
+{
+	static ZSTD_DCtx *dx;
+	struct ag_rbuf r;
+	uint32_t len;
+	size_t zn;
+	const void *z;
+	uint8_t *out;
+
+	if (!dx)
+		dx = ZSTD_createDCtx();
+	ag_rbuf_init(&r, p, n);
+	ag_get_bytes(&r, skip);
+	len = ag_get_u32(&r);
+	zn = ag_rbuf_left(&r);
+	z = ag_get_bytes(&r, zn);
+	if (r.bad || !len || len > AG_PROTO_CHUNK)
+		return;
+	out = malloc(len);
+	ag_zchunk_decompress(dx, out, len, z, zn);
+	free(out);
+}
 
 static void read_payload(const struct ag_frame_hdr *h, const uint8_t *p, size_t n)
 {
+	static struct ag_hello hello;
+	static struct ag_hello_reply reply;
 	struct ag_device_info d;
 	struct ag_rbuf r;
 	char err[256], msg[AG_PROTO_MAX_STR + 1];
@@ -28,6 +61,12 @@ static void read_payload(const struct ag_frame_hdr *h, const uint8_t *p, size_t 
 	ag_get_u32(&r);
 	ag_get_str(&r, msg, sizeof(msg));
 	ag_get_bytes(&r, ag_rbuf_left(&r));
+	ag_hello_decode(p, n, &hello);
+	ag_hello_reply_decode(p, n, &reply);
+	if (h->op == AG_OP_COPY_HTOD_Z)
+		decompress_chunk(p, n, 16);
+	else if (h->op == AG_OP_DATA_Z)
+		decompress_chunk(p, n, 8);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
