@@ -496,6 +496,46 @@ static void test_indexed_branch_and_recursion(void **state)
 	}
 }
 
+/* A barrier inside a device function (the warps get stacks of their
+ * own): 64 threads each store their index in shared memory in the call,
+ * wait there, and return their right neighbour's. */
+static void test_barrier_in_function(void **state)
+{
+	static const char ptx[] = HEADER
+		".shared .align 4 .b8 s[256];\n"
+		".func (.param .b32 r) f(.param .b32 t)\n{\n"
+		"\t.reg .b32 %r<8>;\n"
+		"\tld.param.b32 %r1, [t];\n"
+		"\tshl.b32 %r2, %r1, 2;\n"
+		"\tmov.u32 %r3, s;\n"
+		"\tadd.s32 %r4, %r3, %r2;\n"
+		"\tst.shared.u32 [%r4], %r1;\n"
+		"\tbar.sync 0;\n"
+		"\tadd.s32 %r5, %r1, 1;\n"
+		"\tand.b32 %r5, %r5, 63;\n"
+		"\tshl.b32 %r5, %r5, 2;\n"
+		"\tadd.s32 %r6, %r3, %r5;\n"
+		"\tld.shared.u32 %r7, [%r6];\n"
+		"\tst.param.b32 [r], %r7;\n"
+		"\tret;\n}\n"
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\t{\n\t.param .b32 a0;\n\tst.param.b32 [a0], %r1;\n\t.param .b32 r0;\n"
+		"\tcall.uni (r0), f, (a0);\n\tld.param.b32 %r2, [r0];\n\t}\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r2;\n"
+		"\tret;\n}\n";
+	uint32_t o[64] = { 0 }, l;
+
+	(void)state;
+	run(ptx, "k", 64, o);
+	for (l = 0; l < 64; l++)
+		assert_int_equal(o[l], (l + 1) % 64);
+}
+
 /* A launch whose warps wait at barriers that cannot complete fails with a
  * message instead of hanging (64 threads: the first warp waits at
  * barrier 1 for 64 threads, the second exits); so does a thread count
@@ -582,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
+		cmocka_unit_test(test_barrier_in_function),
 		cmocka_unit_test(test_barrier_faults),
 		cmocka_unit_test(test_unsupported),
 	};
