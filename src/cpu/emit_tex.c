@@ -5,8 +5,8 @@
  * out-of-range modes.  Each lane calls a helper of translate_tex.h with
  * the object handle from its register; a helper that faults (bad handle,
  * surface trap) stops the block as trap does.  What is not implemented
- * (mipmaps, cube and multisample textures, texture references, formatted
- * surface stores ...) is refused at module load, naming it.
+ * (cube and multisample textures, texture references, formatted surface
+ * stores ...) is refused at module load, naming it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,8 +18,7 @@ static const struct {
 	const char *mod;
 	const char *what;
 } missing[] = {
-	{ ".level", "mipmap levels (tex.level)" }, { ".grad", "mipmap gradients (tex.grad)" },
-	{ ".base", "mipmaps (tex.base)" }, { ".cube", "cubemap textures" },
+	{ ".cube", "cubemap textures" },
 	{ ".acube", "layered cubemap textures" }, { ".2dms", "multisample textures" },
 	{ ".a2dms", "multisample textures" }, { ".p", "formatted surface stores (sust.p)" },
 	{ ".f16", "half-precision texture results" },
@@ -154,14 +153,19 @@ static int result_type_ok(enum ptx_type ty)
 }
 
 /* tex.geom.v4.dtype.ctype d, [h, {c}]: float coordinates sample, integer
- * ones fetch texels by index (tex1Dfetch). */
+ * ones fetch texels by index (tex1Dfetch).  Every object has one mipmap
+ * level (mipmapped arrays are refused when objects are made), so
+ * tex.level (d, [h, {c}], lod), tex.grad (..., dPdx, dPdy) and tex.base
+ * read that level whatever the level of detail. */
 static int emit_tex(struct tr *t, const struct ptx_insn *in)
 {
 	enum ptx_type ty[2];
 	uint32_t n, dims = geometry(in);
+	uint32_t nops = 2 + (tr_has(in, ".level") ? 1 : tr_has(in, ".grad") ? 2 : 0);
 
-	if (refuse_missing(t, in) || tr_mods(t, in, ".1d .2d .3d .a1d .a2d .v4", ty, 2, &n) ||
-	    tr_nops(t, in, 2, 2))
+	if (refuse_missing(t, in) ||
+	    tr_mods(t, in, ".1d .2d .3d .a1d .a2d .v4 .level .grad .base", ty, 2, &n) ||
+	    tr_nops(t, in, nops, nops))
 		return -1;
 	if (!dims || !tr_has(in, ".v4") || n != 2 || !result_type_ok(ty[0]) ||
 	    (ty[1] != PTX_T_F32 && ty[1] != PTX_T_S32))

@@ -6,7 +6,7 @@
  * with each address mode (wrap, clamp, mirror, border), one-channel and
  * four-channel float formats.  Coordinates run past both ends; the linear
  * cases use fractions that are not multiples of 1/256, so the 9-bit
- * weights matter.
+ * weights matter.  tex2DLod and tex2DGrad read the texture's one level.
  */
 #include "check.h"
 #include "texture_ref.h"
@@ -25,6 +25,18 @@ __global__ void sample2d(cudaTextureObject_t t, const float2 *c, float4 *out, in
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
 		out[i] = tex2D<float4>(t, c[i].x, c[i].y);
+}
+
+/* The level-of-detail forms read the one level a texture without
+ * mipmaps has, whatever the level or gradients. */
+__global__ void sample2d_lod(cudaTextureObject_t t, const float2 *c, float4 *out, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) {
+		out[2 * i] = tex2DLod<float4>(t, c[i].x, c[i].y, 2.5f);
+		out[2 * i + 1] = tex2DGrad<float4>(t, c[i].x, c[i].y, make_float2(3, 0),
+						   make_float2(0, 5));
+	}
 }
 
 __global__ void sample3d(cudaTextureObject_t t, const float4 *c, float *out, int n)
@@ -142,10 +154,10 @@ static void test_2d(void)
 	const int W = 8, H = 4, N = 300;
 	cudaChannelFormatDesc f = cudaCreateChannelDesc<float4>();
 	cudaArray_t a;
-	std::vector<float4> texels(W * H), got(N), want(N);
+	std::vector<float4> texels(W * H), got(N), want(N), lod(2 * N), both(2 * N);
 	std::vector<float2> c(N);
 	float2 *dc;
-	float4 *dout;
+	float4 *dout, *dlod;
 	const float4 border = make_float4(1.5f, -2.5f, 3.5f, -4.5f);
 
 	for (int i = 0; i < W * H; i++)
@@ -155,6 +167,7 @@ static void test_2d(void)
 			       cudaMemcpyHostToDevice));
 	CK(cudaMalloc(&dc, N * sizeof(float2)));
 	CK(cudaMalloc(&dout, N * sizeof(float4)));
+	CK(cudaMalloc(&dlod, 2 * N * sizeof(float4)));
 	for (const sampler &s : samplers()) {
 		for (int k = 0; k < N; k++)
 			c[k] = s.normalized ?
@@ -174,9 +187,22 @@ static void test_2d(void)
 		char what[96];
 		snprintf(what, sizeof(what), "2D %s %s", s.linear ? "linear" : "point", s.name);
 		check_array(what, (const float *)got.data(), (const float *)want.data(), 4 * N, 1e-5);
+		if (s.linear && s.mode == cudaAddressModeWrap) {
+			t = make_tex(a, s, border);
+			sample2d_lod<<<(N + 63) / 64, 64>>>(t, dc, dlod, N);
+			CK(cudaGetLastError());
+			CK(cudaMemcpy(lod.data(), dlod, 2 * N * sizeof(float4),
+				      cudaMemcpyDeviceToHost));
+			CK(cudaDestroyTextureObject(t));
+			for (int k = 0; k < 2 * N; k++)
+				both[k] = got[k / 2];
+			check_array("tex2DLod and tex2DGrad", (const float *)lod.data(),
+				    (const float *)both.data(), 8 * N);
+		}
 	}
 	CK(cudaFree(dc));
 	CK(cudaFree(dout));
+	CK(cudaFree(dlod));
 	CK(cudaFreeArray(a));
 }
 
