@@ -107,11 +107,11 @@ int tr_emit_cp(struct tr *t, const struct ptx_insn *in)
 {
 	const char *op = in->nmods > 1 ? in->mods[1] : "";
 
-	if (!tr_has(in, ".async") || strcmp(in->mods[0], ".async"))
-		return tr_unsupported(t, in, NULL);
 	if (tr_has(in, ".bulk"))
 		return tr_unsupported(t, in, "bulk asynchronous copies (TMA) are not supported "
 				      "on the cpu backend");
+	if (!tr_has(in, ".async") || strcmp(in->mods[0], ".async"))
+		return tr_unsupported(t, in, NULL);
 	if (!strcmp(op, ".commit_group") || !strcmp(op, ".wait_all"))
 		return tr_mods(t, in, ".async .commit_group .wait_all", NULL, 0, NULL) ||
 			tr_nops(t, in, 0, 0);

@@ -82,6 +82,9 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 	struct strbuf a = STRBUF_INIT, e = STRBUF_INIT;
 	const struct ptx_operand *v = &in->ops[store ? 1 : 0];
 
+	if (tr_has(in, ".async"))
+		return tr_unsupported(t, in, "st.async (sm_90 clusters) is not supported on the "
+				      "cpu backend");
 	if (tr_mods(t, in, HINTS " " SPACES " .v2 .v4", &ty, 1, &n) || tr_nops(t, in, 2, 2))
 		return -1;
 	if (n != 1 || !tr_ctype(ty) || ty == PTX_T_PRED)

@@ -1,7 +1,8 @@
 /*
  * special_regs: the special registers a kernel can read through inline
  * PTX, checked against what the runtime reports and against each other:
- * %smid below %nsmid, %nsmid equal to cudaDeviceProp::multiProcessorCount,
+ * %smid below %nsmid, %nsmid at least cudaDeviceProp::multiProcessorCount
+ * (a GPU may number its SMs with gaps; the cpu backend gives exactly it),
  * %warpid below %nwarpid, %gridid the same for every thread of a launch,
  * %clock_hi the high word of %clock64, %dynamic_smem_size the launch's
  * dynamic shared memory and %total_smem_size at least static plus dynamic;
@@ -56,8 +57,8 @@ int main()
 		unsigned hi = (unsigned)(r.clock64 >> 32);
 
 		check(r.smid < r.nsmid, "thread %d: %%smid %u not below %%nsmid %u", i, r.smid, r.nsmid);
-		check((int)r.nsmid == prop.multiProcessorCount,
-		      "thread %d: %%nsmid %u, multiProcessorCount %d", i, r.nsmid,
+		check((int)r.nsmid >= prop.multiProcessorCount,
+		      "thread %d: %%nsmid %u below multiProcessorCount %d", i, r.nsmid,
 		      prop.multiProcessorCount);
 		check(r.warpid < r.nwarpid, "thread %d: %%warpid %u not below %%nwarpid %u", i,
 		      r.warpid, r.nwarpid);
