@@ -46,7 +46,8 @@ __global__ void k_bar_red(u32 *out)
  * A 128-thread block in two halves of two warps.  Each half exchanges
  * values through shared memory behind its own barrier (1 and 2 with 64
  * threads; the id of the second from a register).  Then, for 8 rounds,
- * the first half produces msg[] and bar.arrive 3, 128 while the second
+ * the first half produces msg[] and bar.arrive 3, 128 (barrier.arrive in
+ * odd rounds) while the second
  * bar.sync 3, 128 and consumes it; bar.sync 4, 128 by everyone lets the
  * producers write the next round.  Last, bar.red.popc on barrier 5 with
  * 128 threads counts the odd threads.
@@ -65,7 +66,10 @@ __global__ void k_named(u32 *out, u32 id2)
 	for (u32 r = 0; r < 8; r++) {
 		if (half == 0) {
 			msg[i] = 1000 * r + i;
-			asm volatile("bar.arrive 3, 128;" ::: "memory");
+			if (r & 1)
+				asm volatile("barrier.arrive.aligned 3, 128;" ::: "memory");
+			else
+				asm volatile("bar.arrive 3, 128;" ::: "memory");
 		} else {
 			asm volatile("bar.sync 3, 128;" ::: "memory");
 			acc += msg[63 - i] * (r + 1);
