@@ -98,6 +98,7 @@ void rt_exec_free(struct rt_exec *x)
 	free(x->order);
 	free(x->edge_start);
 	free(x->edges);
+	pthread_mutex_destroy(&x->launch_lock);
 	free(x);
 }
 
@@ -113,6 +114,7 @@ struct rt_exec *rt_exec_build(const struct rt_graph *g, unsigned long long flags
 	}
 	x = xcalloc(1, sizeof(*x));
 	x->flags = flags;
+	pthread_mutex_init(&x->launch_lock, NULL);
 	x->steps = xcalloc(g->n ? g->n : 1, sizeof(*x->steps));
 	x->order = order;
 	record_edges(x, g);
@@ -218,12 +220,17 @@ RT_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 
 	pthread_mutex_lock(&rt_graph_lock);
 	x = rt_graph_find(graphExec, RT_TAG_EXEC);
-	if (x) {
+	if (x)
 		rt_graph_untrack(x);
-		rt_exec_free(x);
-	}
 	pthread_mutex_unlock(&rt_graph_lock);
-	return x ? cudaSuccess : rt_error(cudaErrorInvalidValue);
+	if (!x)
+		return rt_error(cudaErrorInvalidValue);
+	/* Outside the lock: destroying the event asks capture.c, which calls
+	 * into graphs with its own lock held. */
+	if (x->done)
+		cudaEventDestroy(x->done);
+	rt_exec_free(x);
+	return cudaSuccess;
 }
 
 struct rt_step *rt_exec_step(struct rt_exec *x, cudaGraphNode_t node)
@@ -512,6 +519,28 @@ static cudaError_t capture_launch(struct rt_device *d, struct ag_stream *s,
 	return e;
 }
 
+/* Launches of one executable graph run in order whatever their streams
+ * (CUDA orders each launch after the earlier ones): a launch on another
+ * stream than the last waits for the event the last one recorded. */
+static cudaError_t ordered_launch(struct rt_exec *x, struct ag_stream *s, cudaStream_t stream)
+{
+	cudaError_t e = cudaSuccess;
+
+	if (x->done && x->last != s)
+		e = cudaStreamWaitEvent(stream, x->done, 0);
+	if (e == cudaSuccess)
+		e = launch_mem_check(x);
+	if (e == cudaSuccess)
+		e = replay_exec(x, stream);
+	if (e == cudaSuccess && !x->done)
+		e = cudaEventCreateWithFlags(&x->done, cudaEventDisableTiming);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(x->done, stream);
+	if (e == cudaSuccess)
+		x->last = s;
+	return e;
+}
+
 static cudaError_t graph_launch(cudaGraphExec_t graphExec, cudaStream_t stream,
 				int per_thread_default)
 {
@@ -529,10 +558,10 @@ static cudaError_t graph_launch(cudaGraphExec_t graphExec, cudaStream_t stream,
 		return rt_error(cudaErrorInvalidValue);
 	if (s && rt_capture_member(s))
 		return rt_result(d, capture_launch(d, s, x));
-	e = launch_mem_check(x);
-	if (e != cudaSuccess)
-		return rt_error(e);
-	return replay_exec(x, stream);
+	pthread_mutex_lock(&x->launch_lock);
+	e = ordered_launch(x, s, stream);
+	pthread_mutex_unlock(&x->launch_lock);
+	return e == cudaSuccess ? e : rt_error(e);
 }
 
 RT_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)

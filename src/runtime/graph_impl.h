@@ -49,6 +49,9 @@ struct rt_exec {
 	size_t *edges;                 /* ... edges[edge_start[k] .. edge_start[k + 1]) */
 	size_t n;
 	unsigned long long flags;      /* cudaGraphInstantiateFlag* */
+	pthread_mutex_t launch_lock;   /* one launch at a time (graph_exec.c) */
+	cudaEvent_t done;              /* recorded after each launch; NULL before the first */
+	struct ag_stream *last;        /* the last launch's stream */
 };
 
 /* Guards every graph, node and executable graph. */
