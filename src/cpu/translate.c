@@ -299,8 +299,7 @@ static void tr_release(struct tr *t)
 	sb_free(&t->code);
 	sb_free(&t->tail);
 	sb_free(&t->locals);
-	sb_free(&t->save);
-	sb_free(&t->restore);
+	free(t->regs);
 	free(t->scalar_done);
 }
 

@@ -135,26 +135,55 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 	}
 }
 
-/* A register declaration of the scalar translation: C locals, and what
- * stores them into a thread's slot at a barrier and loads them back. */
+/* A register declaration of the scalar translation: C locals, noted for
+ * the barriers that store them into a thread's slot. */
 void tr_fast_locals(struct tr *t, struct tr_sym *s)
 {
 	uint32_t i;
 
 	s->local = 1;
+	if (t->nregs == t->capregs) {
+		t->capregs = t->capregs ? 2 * t->capregs : 64;
+		t->regs = xrealloc(t->regs, t->capregs * sizeof(*t->regs));
+	}
+	t->regs[t->nregs++] = *s;
 	if (!s->range) {
 		sb_addf(&t->locals, "\t%s r%u;\n", tr_ctype(s->type), s->id);
-		sb_addf(&t->save, " S->r%u = r%u;", s->id, s->id);
-		sb_addf(&t->restore, " r%u = S->r%u;", s->id, s->id);
 		return;
 	}
 	sb_addf(&t->locals, "\t%s", tr_ctype(s->type));
-	for (i = 0; i < s->range; i++) {
+	for (i = 0; i < s->range; i++)
 		sb_addf(&t->locals, "%s r%u_%u", i ? "," : "", s->id, i);
-		sb_addf(&t->save, " S->r%u_%u = r%u_%u;", s->id, i, s->id, i);
-		sb_addf(&t->restore, " r%u_%u = S->r%u_%u;", s->id, i, s->id, i);
-	}
 	sb_adds(&t->locals, ";\n");
+}
+
+/* AG_SAVE<f>_<k> and AG_RESTORE<f>_<k>: the registers live after barrier
+ * k stored into the thread's slot and loaded back. */
+static void emit_slot_macros(struct tr *t, uint32_t k, const struct tr_live *lv,
+			     struct strbuf *out)
+{
+	struct strbuf save = STRBUF_INIT, load = STRBUF_INIT, name = STRBUF_INIT;
+	uint32_t i, j;
+
+	for (i = 0; i < t->nregs; i++) {
+		const struct tr_sym *s = &t->regs[i];
+
+		for (j = 0; j < (s->range ? s->range : 1); j++) {
+			sb_reset(&name);
+			sb_addf(&name, s->range ? "%s%u" : "%s", s->name, j);
+			if (!tr_live_after(lv, k, name.buf))
+				continue;
+			sb_reset(&name);
+			sb_addf(&name, s->range ? "r%u_%u" : "r%u", s->id, j);
+			sb_addf(&save, " S->%s = %s;", name.buf, name.buf);
+			sb_addf(&load, " %s = S->%s;", name.buf, name.buf);
+		}
+	}
+	sb_addf(out, "#define AG_SAVE%u_%u%s\n#define AG_RESTORE%u_%u%s\n", t->fidx, k,
+		save.buf ? save.buf : "", t->fidx, k, load.buf ? load.buf : "");
+	sb_free(&save);
+	sb_free(&load);
+	sb_free(&name);
 }
 
 /* What a thread does when it leaves by exit: a kernel's thread returns, a
@@ -191,8 +220,8 @@ static int scalar_barrier(struct tr *t, const struct ptx_insn *in)
 	if (!t->fn->is_entry || !plain_barrier(in))
 		return tr_unsupported(t, in, "barrier in the fast path");
 	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "*ex = %u; AG_SAVE%u return;\nag_R%u:; AG_RESTORE%u\n",
-		k, t->fidx, k, t->fidx);
+	sb_addf(&t->code, "*ex = %u; AG_SAVE%u_%u return;\nag_R%u:; AG_RESTORE%u_%u\n",
+		k, t->fidx, k, k, t->fidx, k);
 	tr_lanes_end(t);
 	return 0;
 }
@@ -278,10 +307,12 @@ int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_opera
  * its k'th barrier) and sets it to where it waits (~0u: finished). */
 static void emit_resume(struct tr *t, struct strbuf *out)
 {
+	struct tr_live *lv = t->nresume ? tr_live_barriers(t->fn) : NULL;
 	uint32_t k;
 
-	sb_addf(out, "#define AG_SAVE%u%s\n#define AG_RESTORE%u%s\n", t->fidx,
-		t->save.buf ? t->save.buf : "", t->fidx, t->restore.buf ? t->restore.buf : "");
+	for (k = 1; k <= t->nresume; k++)
+		emit_slot_macros(t, k, lv, out);
+	tr_live_free(lv);
 	sb_adds(out, "\tconst unsigned at = *ex;\n\n\t*ex = ~0u;\n\tswitch (at) {\n");
 	for (k = 1; k <= t->nresume; k++)
 		sb_addf(out, "\tcase %u: goto ag_R%u;\n", k, k);

@@ -819,8 +819,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	sb_reset(&t->frame);
 	sb_reset(&t->code);
 	sb_reset(&t->locals);
-	sb_reset(&t->save);
-	sb_reset(&t->restore);
+	t->nregs = 0;
 	t->nresume = 0;
 	declare_params(t);
 	bb = split_blocks(t);

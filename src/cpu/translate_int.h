@@ -82,8 +82,8 @@ struct tr {
 	int scalar;             /* translating the scalar version */
 	struct strbuf locals;   /* its register declarations */
 	uint8_t *scalar_done;   /* per m->funcs[]: scalar version emitted */
-	struct strbuf save;     /* its registers stored into a thread's slot S */
-	struct strbuf restore;  /* and loaded back */
+	struct tr_sym *regs;    /* its registers, which barriers keep in the */
+	uint32_t nregs, capregs;        /* thread's slot S */
 	uint32_t nresume;       /* barriers: points where a thread resumes */
 };
 
@@ -155,6 +155,13 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out);
 void tr_fast_locals(struct tr *t, struct tr_sym *s);
+
+/* live.c: the registers live after each barrier of a function, in body
+ * order from 1; NULL when unknown (then all are). */
+struct tr_live;
+struct tr_live *tr_live_barriers(const struct ptx_func *fn);
+int tr_live_after(const struct tr_live *lv, uint32_t k, const char *reg);
+void tr_live_free(struct tr_live *lv);
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 tr_emit_fn tr_fast_flow(const char *opcode);
 int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *rets,

@@ -1,0 +1,284 @@
+/*
+ * live.c - which registers of a function are live after each of its
+ * barriers.  The fast path (translate_fast.c) runs a block's threads one
+ * at a time between barriers: at a barrier a thread stores its registers
+ * into its slot and later loads them back.  Only the registers that are
+ * read again before being written need that round trip; in a tiled kernel
+ * they are a handful out of a hundred.
+ *
+ * The analysis is the textbook backward one over the function's
+ * instructions, on PTX register names.  It may only err on the side of
+ * more registers: every register an instruction mentions counts as read,
+ * and only an unguarded instruction of a kind that surely writes its first
+ * operand (plain arithmetic, moves, loads) counts as writing it.  It gives
+ * up (NULL: keep everything) on what it cannot follow: indexed branches,
+ * and a register name declared twice in nested scopes, where one name
+ * would stand for two variables.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/translate_int.h"
+
+struct tr_live {
+	const char **names;     /* sorted register names */
+	uint32_t nnames, words;
+	uint32_t nbar;
+	uint64_t *after;        /* nbar sets of words */
+};
+
+struct names {
+	const char **v;
+	uint32_t n, cap;
+};
+
+static void names_add(struct names *s, const char *name)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = name;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void names_sort(struct names *s, int unique)
+{
+	uint32_t i, n = 0;
+
+	if (!s->n)
+		return;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_name);
+	for (i = 0; i < s->n; i++)
+		if (!unique || !n || strcmp(s->v[n - 1], s->v[i]))
+			s->v[n++] = s->v[i];
+	s->n = n;
+}
+
+static void set_bit(uint64_t *set, int64_t i)
+{
+	set[(uint64_t)i / 64] |= 1ull << ((uint64_t)i % 64);
+}
+
+static int64_t names_find(const struct tr_live *lv, const char *name)
+{
+	const char **p = bsearch(&name, lv->names, lv->nnames, sizeof(*lv->names), cmp_name);
+
+	return p ? p - lv->names : -1;
+}
+
+/* Every register an operand mentions. */
+static void operand_regs(const struct ptx_operand *o, struct names *s)
+{
+	uint32_t i;
+
+	if ((o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->base_is_reg)) && o->name)
+		names_add(s, o->name);
+	for (i = 0; i < o->nelems; i++)
+		operand_regs(&o->elems[i], s);
+	if (o->pair)
+		operand_regs(o->pair, s);
+}
+
+static void insn_regs(const struct ptx_insn *in, struct names *s)
+{
+	uint32_t i;
+
+	if (in->guard)
+		names_add(s, in->guard);
+	for (i = 0; i < in->nops; i++)
+		operand_regs(&in->ops[i], s);
+}
+
+/* The register the instruction surely writes, or NULL. */
+static const char *insn_def(const struct ptx_insn *in)
+{
+	static const char *const writes[] = {
+		"mov", "ld", "ldu", "add", "sub", "mul", "mad", "mul24", "mad24", "fma",
+		"div", "rem", "min", "max", "abs", "neg", "and", "or", "xor", "not", "cnot",
+		"shl", "shr", "cvt", "cvta", "setp", "set", "selp", "slct", "rcp", "sqrt",
+		"rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "popc", "clz", "brev", "bfe",
+		"bfi", "bfind", "prmt", "shf", "lop3", "copysign", "testp", "addc", "subc",
+		"madc", "sad", "dp4a", "dp2a", "isspacep", "atom",
+	};
+	const struct ptx_operand *o = in->nops ? &in->ops[0] : NULL;
+	size_t i;
+
+	if (in->guard || !o || o->kind != PTX_OP_REG || o->component || o->pair)
+		return NULL;
+	for (i = 0; i < sizeof(writes) / sizeof(writes[0]); i++)
+		if (!strcmp(in->opcode, writes[i]))
+			return o->name;
+	return NULL;
+}
+
+/* 1 when some register name is declared twice. */
+static int redeclared(const struct ptx_func *fn)
+{
+	struct names d = { 0 };
+	uint32_t i, k;
+	int dup = 0;
+
+	for (i = 0; i < fn->nbody; i++) {
+		const struct ptx_var *v = &fn->body[i].u.decl;
+
+		if (fn->body[i].kind != PTX_STMT_DECL || v->space != PTX_SPACE_REG)
+			continue;
+		if (!v->range) {
+			names_add(&d, xstrdup(v->name));
+			continue;
+		}
+		for (k = 0; k < v->range; k++) {    /* %r<3>: %r0 %r1 %r2 */
+			struct strbuf sb = STRBUF_INIT;
+
+			sb_addf(&sb, "%s%u", v->name, k);
+			names_add(&d, sb.buf);
+		}
+	}
+	names_sort(&d, 0);
+	for (i = 1; i < d.n && !dup; i++)
+		dup = !strcmp(d.v[i - 1], d.v[i]);
+	for (i = 0; i < d.n; i++)
+		free((char *)d.v[i]);
+	free(d.v);
+	return dup;
+}
+
+/* Where each label leads: the index of the next instruction. */
+static uint32_t label_target(const struct ptx_func *fn, const uint32_t *at, const char *label)
+{
+	uint32_t i;
+
+	for (i = 0; i < fn->nbody; i++)
+		if (fn->body[i].kind == PTX_STMT_LABEL && !strcmp(fn->body[i].u.label, label))
+			return at[i];
+	return UINT32_MAX;
+}
+
+static int is_barrier(const struct ptx_insn *in)
+{
+	return !strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier");
+}
+
+struct tr_live *tr_live_barriers(const struct ptx_func *fn)
+{
+	struct names regs = { 0 };
+	struct tr_live *lv;
+	const struct ptx_insn **ins;
+	uint32_t *at, *next, *jump, n = 0, i, w, k;
+	uint64_t *use, *def, *in, *out;
+	int changed;
+
+	if (redeclared(fn))
+		return NULL;
+	ins = xcalloc(fn->nbody + 1, sizeof(*ins));
+	at = xcalloc(fn->nbody + 1, sizeof(*at));
+	for (i = 0; i < fn->nbody; i++) {
+		at[i] = n;      /* a label's instruction: the next one */
+		if (fn->body[i].kind == PTX_STMT_INSN) {
+			ins[n++] = &fn->body[i].u.insn;
+			insn_regs(ins[n - 1], &regs);
+		}
+	}
+	names_sort(&regs, 1);
+	lv = xcalloc(1, sizeof(*lv));
+	lv->names = regs.v;
+	lv->nnames = regs.n;
+	lv->words = (regs.n + 63) / 64 + 1;
+	w = lv->words;
+	use = xcalloc((size_t)(n + 1) * w, 8);
+	def = xcalloc((size_t)(n + 1) * w, 8);
+	in = xcalloc((size_t)(n + 1) * w, 8);
+	out = xcalloc((size_t)(n + 1) * w, 8);
+	next = xcalloc(n + 1, sizeof(*next));
+	jump = xcalloc(n + 1, sizeof(*jump));
+	for (i = 0; i < n && lv; i++) {
+		const struct ptx_insn *x = ins[i];
+		const char *d = insn_def(x);
+		struct names m = { 0 };
+		uint32_t j;
+
+		insn_regs(x, &m);
+		for (j = d ? 1 : 0; j < m.n; j++)   /* m.v[0] is d when there is one */
+			set_bit(&use[(size_t)i * w], names_find(lv, m.v[j]));
+		if (d)
+			set_bit(&def[(size_t)i * w], names_find(lv, d));
+		free(m.v);
+		next[i] = i + 1;
+		jump[i] = UINT32_MAX;
+		if (!strcmp(x->opcode, "bra")) {
+			if (x->nops != 1 || x->ops[0].kind != PTX_OP_SYM ||
+			    (jump[i] = label_target(fn, at, x->ops[0].name)) == UINT32_MAX) {
+				tr_live_free(lv);
+				lv = NULL;
+				break;
+			}
+			if (!x->guard)
+				next[i] = UINT32_MAX;
+		} else if (!strcmp(x->opcode, "brx")) {
+			tr_live_free(lv);
+			lv = NULL;
+		} else if ((!strcmp(x->opcode, "ret") || !strcmp(x->opcode, "exit") ||
+			    !strcmp(x->opcode, "trap")) && !x->guard) {
+			next[i] = UINT32_MAX;
+		}
+	}
+	/* live out = live in of the successors; live in = use | (out & ~def),
+	 * backwards until nothing changes */
+	do {
+		changed = 0;
+		for (i = n; lv && i-- > 0;) {
+			uint64_t *o = &out[(size_t)i * w], *li = &in[(size_t)i * w];
+
+			for (k = 0; k < w; k++) {
+				uint64_t v = 0, nv;
+
+				if (next[i] != UINT32_MAX)
+					v |= in[(size_t)next[i] * w + k];
+				if (jump[i] != UINT32_MAX)
+					v |= in[(size_t)jump[i] * w + k];
+				o[k] = v;
+				nv = use[(size_t)i * w + k] | (v & ~def[(size_t)i * w + k]);
+				changed |= nv != li[k];
+				li[k] = nv;
+			}
+		}
+	} while (lv && changed);
+	for (i = 0; lv && i < n; i++)
+		if (is_barrier(ins[i])) {
+			lv->after = xrealloc(lv->after, (size_t)(lv->nbar + 1) * w * 8);
+			memcpy(&lv->after[(size_t)lv->nbar++ * w], &out[(size_t)i * w], (size_t)w * 8);
+		}
+	free(use);
+	free(def);
+	free(in);
+	free(out);
+	free(next);
+	free(jump);
+	free(at);
+	free(ins);
+	return lv;
+}
+
+int tr_live_after(const struct tr_live *lv, uint32_t k, const char *reg)
+{
+	int64_t i;
+
+	if (!lv || k == 0 || k > lv->nbar)
+		return 1;
+	i = names_find(lv, reg);
+	return i >= 0 && (lv->after[(size_t)(k - 1) * lv->words + (uint64_t)i / 64] >> (i % 64) & 1);
+}
+
+void tr_live_free(struct tr_live *lv)
+{
+	if (!lv)
+		return;
+	free(lv->names);
+	free(lv->after);
+	free(lv);
+}
