@@ -111,6 +111,7 @@ void rt_graph_free_locked(struct rt_graph *g)
 {
 	for (size_t i = 0; i < g->n; i++)
 		node_free(g->nodes[i]);
+	rt_user_refs_release(&g->urefs);
 	rt_graph_untrack(g);
 	free(g->nodes);
 	free(g);
@@ -594,6 +595,7 @@ struct rt_graph *rt_graph_clone_locked(const struct rt_graph *g)
 	for (size_t i = 0; i < g->n; i++)
 		for (size_t j = 0; j < g->nodes[i]->ndeps; j++)
 			rt_graph_add_edge(c->nodes[i], c->nodes[g->nodes[i]->deps[j]->index]);
+	rt_user_refs_copy(&c->urefs, &g->urefs);
 	return c;
 }
 

@@ -166,6 +166,7 @@ static cudaError_t instantiate(cudaGraphExec_t *pExec, cudaGraph_t graph,
 	if (g && mem_available(g))
 		x = rt_exec_build(g, flags);
 	if (x) {
+		rt_user_refs_collect(&x->urefs, g);
 		rt_graph_track(x, RT_TAG_EXEC);
 		*pExec = (cudaGraphExec_t)x;
 		*result = cudaGraphInstantiateSuccess;
@@ -226,9 +227,13 @@ RT_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 	if (!x)
 		return rt_error(cudaErrorInvalidValue);
 	/* Outside the lock: destroying the event asks capture.c, which calls
-	 * into graphs with its own lock held. */
-	if (x->done)
+	 * into graphs with its own lock held.  User objects wait for the
+	 * launches. */
+	if (x->done && x->urefs.n)
+		rt_user_refs_release_after(&x->urefs, x->done);
+	else if (x->done)
 		cudaEventDestroy(x->done);
+	rt_user_refs_release(&x->urefs);
 	rt_exec_free(x);
 	return cudaSuccess;
 }

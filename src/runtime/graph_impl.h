@@ -7,7 +7,8 @@
  * graphs); graph_nodes.c the cudaGraphAdd*Node calls and their parameters;
  * graph_generic.c the calls on struct cudaGraphNodeParams and conditional
  * nodes; graph_exec.c instantiation, launch and updates; graph_mem.c the
- * memory of allocation nodes; graph_dot.c the DOT description.
+ * memory of allocation nodes; graph_user.c user objects; graph_dot.c the
+ * DOT description.
  */
 #ifndef AG_RT_GRAPH_IMPL_H
 #define AG_RT_GRAPH_IMPL_H
@@ -24,11 +25,24 @@ struct rt_node {
 	const struct rt_node *cloned_from;   /* compared, never followed */
 };
 
+/* References to user objects that a graph or an executable graph owns
+ * (graph_user.c). */
+struct rt_user_ref {
+	struct rt_user_object *o;
+	unsigned long long count;
+};
+
+struct rt_user_refs {
+	struct rt_user_ref *v;
+	size_t n;
+};
+
 struct rt_graph {
 	struct rt_node **nodes;
 	size_t n, cap;
 	size_t nmem;                   /* allocation and free nodes */
 	int owned;                     /* a child graph node's: not the program's to destroy */
+	struct rt_user_refs urefs;
 };
 
 /* One step of an executable graph: a copy of a node's parameters, or for
@@ -52,6 +66,7 @@ struct rt_exec {
 	pthread_mutex_t launch_lock;   /* one launch at a time (graph_exec.c) */
 	cudaEvent_t done;              /* recorded after each launch; NULL before the first */
 	struct ag_stream *last;        /* the last launch's stream */
+	struct rt_user_refs urefs;     /* its graph's and its child graphs' (top level only) */
 };
 
 /* Guards every graph, node and executable graph. */
@@ -75,6 +90,14 @@ cudaError_t rt_graph_add_locked(struct rt_graph *g, const struct rt_node_params 
 void rt_graph_add_edge(struct rt_node *n, struct rt_node *dep);
 void rt_graph_free_locked(struct rt_graph *g);
 struct rt_graph *rt_graph_clone_locked(const struct rt_graph *g);
+
+/* graph_user.c */
+void rt_user_refs_copy(struct rt_user_refs *dst, const struct rt_user_refs *src);
+/* dst gets references for g's and its child graphs' user objects. */
+void rt_user_refs_collect(struct rt_user_refs *dst, const struct rt_graph *g);
+void rt_user_refs_release(struct rt_user_refs *r);
+/* Released, and the event destroyed, once it has completed. */
+void rt_user_refs_release_after(struct rt_user_refs *r, cudaEvent_t after);
 
 /* graph_exec.c: the caller locks. */
 struct rt_exec *rt_exec_build(const struct rt_graph *g, unsigned long long flags);
