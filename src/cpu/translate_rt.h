@@ -37,7 +37,8 @@ typedef void (*ag_run_fn)(struct ag_warp *w, void *frame, unsigned char *const *
  * generation and of the one just completed, which released lanes read. */
 struct ag_bar {
 	uint32_t count[16], want[16], gen[16];
-	uint32_t events;        /* mbarrier changes: progress for spinners */
+	uint32_t events;        /* completions and mbarrier changes: progress */
+	uint32_t open;          /* barriers with arrivals not yet completed */
 	uint32_t popc[16][2];
 	uint8_t and_[16][2], or_[16][2];
 	struct ag_warp *ws;
@@ -143,6 +144,7 @@ AG_INLINE void ag_bar_complete(struct ag_bar *bar, unsigned a)
 	unsigned g;
 
 	bar->count[a] = 0;
+	bar->events++;
 	g = ++bar->gen[a] & 1;
 	bar->popc[a][g] = 0;
 	bar->and_[a][g] = 1;
@@ -157,7 +159,7 @@ AG_INLINE void ag_bar_complete(struct ag_bar *bar, unsigned a)
  * as exited. */
 AG_INLINE int ag_bar_settle(struct ag_bar *bar, unsigned a)
 {
-	uint32_t need = 0;
+	uint32_t need = 0, partial = 0;
 	unsigned i;
 
 	for (i = 0; i < bar->nw; i++) {
@@ -167,6 +169,7 @@ AG_INLINE int ag_bar_settle(struct ag_bar *bar, unsigned a)
 			w->arr[a] = 0;
 			bar->count[a] += 32;
 		}
+		partial |= w->arr[a];
 		need += w->exited != 0xffffffffu ? 32 : 0;
 	}
 	if (bar->want[a])
@@ -174,6 +177,8 @@ AG_INLINE int ag_bar_settle(struct ag_bar *bar, unsigned a)
 	if (!bar->count[a] || bar->count[a] < need)
 		return 0;
 	ag_bar_complete(bar, a);
+	if (!partial)
+		bar->open &= ~(1u << a);
 	return 1;
 }
 
@@ -191,6 +196,7 @@ AG_INLINE void ag_bar_arrive(struct ag_warp *w, const uint32_t *ids, const uint3
 				same |= 1u << l;
 		lanes &= ~same;
 		w->bar->want[a] = n[first];
+		w->bar->open |= 1u << a;
 		w->arr[a] |= same;
 		ag_bar_settle(w->bar, a);
 	}
@@ -284,16 +290,6 @@ static int ag_warp_step(struct ag_warp *w, ag_run_fn run, void *frame, int *ran)
 	return !running && !ag_waiting(ln);
 }
 
-/* Changes with every completed barrier and every mbarrier update. */
-AG_INLINE unsigned ag_bar_progress(const struct ag_bar *bar)
-{
-	unsigned a, s = bar->events;
-
-	for (a = 0; a < 16; a++)
-		s += bar->gen[a];
-	return s;
-}
-
 /* Runs the block's warps in turn, a basic block each (or, with stacks of
  * their own, each until it finishes, waits, or finds an mbarrier phase
  * incomplete), then settles the barriers (exits may complete them), until
@@ -307,12 +303,13 @@ AG_INLINE unsigned ag_bar_progress(const struct ag_bar *bar)
 static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 			  unsigned char *fr, size_t frame_size, ag_run_fn run)
 {
-	unsigned i, a, gens, left;
+	unsigned i, left, events;
+	uint32_t open;
 	uint8_t done[32] = { 0 };
 	int ran;
 
 	do {
-		gens = ag_bar_progress(ws[0].bar);
+		events = ws[0].bar->events;
 		left = 0;
 		ran = 0;
 		for (i = 0; i < nw && !b->error; i++)
@@ -320,9 +317,9 @@ static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 				done[i] = (uint8_t)ag_warp_step(&ws[i], run, fr + i * frame_size, &ran);
 				left += !done[i];
 			}
-		for (a = 0; a < 16; a++)
-			ag_bar_settle(ws[0].bar, a);
-		if (left && !ran && gens == ag_bar_progress(ws[0].bar) && !b->error)
+		for (open = ws[0].bar->open; open; open &= open - 1)
+			ag_bar_settle(ws[0].bar, (unsigned)__builtin_ctz(open));
+		if (left && !ran && events == ws[0].bar->events && !b->error)
 			b->env->svc->fault(b, 719, "barrier deadlock: warps wait at barriers "
 					   "or mbarriers that can no longer complete");
 	} while (left && !b->error);
