@@ -24,7 +24,6 @@
 #include "util/strbuf.h"
 #include "util/texdesc.h"
 
-#include <endian.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
