@@ -141,6 +141,7 @@ int bench_common_option(struct bench *b, int argc, char **argv, int *i)
 void bench_start(struct bench *b)
 {
 	struct cudaDeviceProp p;
+	const char *compress = getenv("ANYGPU_COMPRESS");
 
 	bench_check(cudaSetDevice(0), "cudaSetDevice");
 	open_reference(b);
@@ -149,6 +150,9 @@ void bench_start(struct bench *b)
 	if (b->server[0])
 		printf(", remote backend, server %s (raw reference: a second session there)",
 		       b->server);
+	if (b->server[0] && compress && *compress && strcmp(compress, "0"))
+		printf("\ncopies compressed if the server agrees: ANYGPU_COMPRESS=%s (the raw "
+		       "reference is not)", compress);
 	printf("\n");
 }
 
