@@ -75,7 +75,8 @@ static void step_free(struct rt_step *s)
 }
 
 /* One node's step; a child graph node's graph is instantiated in its
- * turn.  Returns 0 when that fails (a cycle in the child graph). */
+ * turn.  Returns 0 when that fails (a cycle in the child graph, which
+ * cudaGraphAddDependencies does not let a program make). */
 static int step_init(struct rt_step *s, struct rt_node *n, unsigned long long flags)
 {
 	s->src = n;
@@ -418,6 +419,8 @@ struct rt_graph *rt_exec_to_graph(const struct rt_exec *x)
 	return g;
 }
 
+/* A memset of 2- or 4-byte elements is a byte fill when all the value's
+ * bytes are equal; other patterns need a fill the backend lacks. */
 static cudaError_t replay_fill(const struct cudaMemsetParams *m, cudaStream_t stream)
 {
 	static int said;
