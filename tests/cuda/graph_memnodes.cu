@@ -145,6 +145,27 @@ static void explicit_graph(cudaStream_t s)
 		CK(cudaStreamSynchronize(s));
 		expect("allocate, fill, copy, free", 100 * round);
 	}
+	/* An update from the same graph keeps its memory; a graph of the same
+	 * shape with memory of its own cannot update it. */
+	cudaGraphExecUpdateResultInfo info;
+	CK(cudaGraphExecUpdate(x, g, &info));
+	cudaGraph_t other;
+	cudaGraphNode_t oa, ok, oc, of;
+	ap = alloc_params(N * sizeof(int));
+	CK(cudaGraphCreate(&other, 0));
+	CK(cudaGraphAddMemAllocNode(&oa, other, NULL, 0, &ap));
+	int *q = (int *)ap.dptr;
+	add_fill(&ok, other, oa, &q, &v);
+	CK(cudaGraphAddMemcpyNode1D(&oc, other, &ok, 1, out, q, sizeof(out),
+				    cudaMemcpyDeviceToHost));
+	CK(cudaGraphAddMemFreeNode(&of, other, &oc, 1, q));
+	CK_EXPECT(cudaGraphExecUpdate(x, other, &info), cudaErrorGraphExecUpdateFailure);
+	check(info.result == cudaGraphExecUpdateErrorParametersChanged && info.errorNode == oa,
+	      "update with other memory: result %d", (int)info.result);
+	CK(cudaGraphDestroy(other));
+	CK(cudaGraphLaunch(x, s));
+	CK(cudaStreamSynchronize(s));
+	expect("the graph's own kernel argument again (7), not the refused graph's", 7);
 	check(graph_mem(cudaGraphMemAttrUsedMemCurrent) == 0, "graph memory in use after a "
 	      "graph that frees: %llu", graph_mem(cudaGraphMemAttrUsedMemCurrent));
 	check(graph_mem(cudaGraphMemAttrUsedMemHigh) >= N * sizeof(int), "used high watermark");
