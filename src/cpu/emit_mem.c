@@ -153,23 +153,12 @@ static void in_const(const struct tr *t, struct strbuf *sb)
 	sb_adds(sb, ")");
 }
 
-/* Whether e_ lies in the kernel's parameters: only a kernel knows their
- * size, so a device function's isspacep.param is refused. */
-static int in_param(struct tr *t, const struct ptx_insn *in, struct strbuf *sb)
-{
-	if (!t->fn->is_entry)
-		return tr_unsupported(t, in, "isspacep.param in a device function");
-	sb_addf(sb, "ag_in(e_, prm, %uu)", ptx_param_layout(t->fn, NULL, NULL, NULL, 0));
-	return 0;
-}
-
 /* The test of isspacep.space on the generic address e_: shared, local,
  * const and param as their storage says (see ag_is_local); global is
  * every address none of them holds. */
-static int space_test(struct tr *t, const struct ptx_insn *in, struct strbuf *e)
+static void space_test(const struct tr *t, const struct ptx_insn *in, struct strbuf *e)
 {
-	struct strbuf c = STRBUF_INIT, prm = STRBUF_INIT;
-	int rc = 0;
+	struct strbuf c = STRBUF_INIT;
 
 	in_const(t, &c);
 	if (tr_has(in, ".shared") || tr_has(in, ".shared::cta") || tr_has(in, ".shared::cluster"))
@@ -179,13 +168,11 @@ static int space_test(struct tr *t, const struct ptx_insn *in, struct strbuf *e)
 	else if (tr_has(in, ".const"))
 		sb_adds(e, c.buf);
 	else if (tr_has(in, ".param"))
-		rc = in_param(t, in, e);
-	else if (!t->fn->is_entry || !(rc = in_param(t, in, &prm)))
-		sb_addf(e, "!(ag_is_shared(w, e_) || ag_is_local(w, e_) || %s || %s)", c.buf,
-			prm.len ? prm.buf : "0");
+		sb_adds(e, "ag_in(e_, prm, w->psize)");
+	else
+		sb_addf(e, "!(ag_is_shared(w, e_) || ag_is_local(w, e_) || %s || "
+			"ag_in(e_, prm, w->psize))", c.buf);
 	sb_free(&c);
-	sb_free(&prm);
-	return rc;
 }
 
 /* isspacep.space p, a. */
@@ -196,8 +183,9 @@ static int emit_isspacep(struct tr *t, const struct ptx_insn *in)
 
 	if (tr_mods(t, in, ".global .shared .shared::cta .shared::cluster .local .const .param",
 		    NULL, 0, NULL) || tr_nops(t, in, 2, 2) ||
-	    tr_src(t, in, &in->ops[1], PTX_T_U64, &a) || space_test(t, in, &e))
+	    tr_src(t, in, &in->ops[1], PTX_T_U64, &a))
 		goto out;
+	space_test(t, in, &e);
 	if (in->nmods != 1) {
 		rc = tr_unsupported(t, in, "state space");
 		goto out;

@@ -257,8 +257,9 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 		rc = tr_fast_kernel(t, i, seen, (sh + 15) / 16 * 16, out);
 		if (rc == 0)
 			sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
-				"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, %d);\n}\n\n",
-				i, i, i, (sh + 15) / 16 * 16, co);
+				"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, %d, %u);\n}\n\n",
+				i, i, i, (sh + 15) / 16 * 16, co,
+				ptx_param_layout(f, NULL, NULL, NULL, 0));
 	}
 	free(seen);
 	if (rc < 0) {

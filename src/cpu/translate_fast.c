@@ -383,13 +383,14 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
 /* The block function of a kernel without barriers: each thread runs to
  * its end before the next starts, so one slot serves them all, as lane 0
  * of a warp whose thread indices are the running thread's. */
-static void emit_block_plain(uint32_t entry, uint32_t dyn, struct strbuf *out)
+static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, struct strbuf *out)
 {
 	sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
 		"\tconst unsigned nx = env->ntid[0], ny = env->ntid[1], nz = env->ntid[2];\n"
 		"\tunsigned x, y, z, ex;\n"
-		"\tstruct ag_warp w = { .b = b, .nw = (nx * ny * nz + 31) / 32, .dyn = %u };\n"
+		"\tstruct ag_warp w = { .b = b, .nw = (nx * ny * nz + 31) / 32, .dyn = %u, "
+		".psize = %u };\n"
 		"\tstruct ag_sv%u *S = malloc(sizeof(*S));\n\n"
 		"\tif (!S) {\n"
 		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
@@ -401,18 +402,18 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, struct strbuf *out)
 		"\t\t\t\tw.tid[0][0] = x;\n\t\t\t\tw.tid[1][0] = y;\n\t\t\t\tw.tid[2][0] = z;\n"
 		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S);\n"
 		"\t\t\t}\n"
-		"\tfree(S);\n}\n\n", entry, dyn, entry, entry);
+		"\tfree(S);\n}\n\n", entry, dyn, psize, entry, entry);
 }
 
 /* The block function of a kernel with barriers: threads run in turn up to
  * the next barrier, each with a slot for its registers. */
-static void emit_block(uint32_t entry, uint32_t dyn, struct strbuf *out)
+static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, struct strbuf *out)
 {
 	sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
 		"\tconst unsigned nx = env->ntid[0], ny = env->ntid[1], nt = nx * ny * env->ntid[2];\n"
 		"\tunsigned base, l, n, k, more, x, y, z;\n"
-		"\tstruct ag_warp w = { .b = b, .nw = (nt + 31) / 32, .dyn = %u };\n"
+		"\tstruct ag_warp w = { .b = b, .nw = (nt + 31) / 32, .dyn = %u, .psize = %u };\n"
 		"\tstruct ag_sv%u *S = malloc((nt ? nt : 1) * sizeof(*S));\n"
 		"\tunsigned *pc = calloc(nt ? nt : 1, sizeof(*pc));\n\n"
 		"\tif (!S || !pc) {\n\t\tfree(S);\n\t\tfree(pc);\n"
@@ -439,14 +440,14 @@ static void emit_block(uint32_t entry, uint32_t dyn, struct strbuf *out)
 		"\t\t\t}\n\t\t}\n"
 		"\t} while (more && !b->error);\n"
 		"\tfree(S);\n\tfree(pc);\n}\n\n",
-		entry, dyn, entry, entry);
+		entry, dyn, psize, entry, entry);
 }
 
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out)
 {
 	struct reach_use u = { 0, 0, 0, 0, 0 };
-	uint32_t f;
+	uint32_t f, psize;
 
 	for (f = 0; f < t->m->nfuncs; f++)
 		if (seen[f])
@@ -466,9 +467,10 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 		return -1;
 	}
 	t->scalar = 0;
+	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
 	if (t->nresume)
-		emit_block(entry, dyn, out);
+		emit_block(entry, dyn, psize, out);
 	else
-		emit_block_plain(entry, dyn, out);
+		emit_block_plain(entry, dyn, psize, out);
 	return 1;
 }

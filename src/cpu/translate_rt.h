@@ -72,6 +72,7 @@ struct ag_warp {
 	struct ag_co *co;       /* NULL: the warp runs on the worker's stack */
 	const unsigned char *lframe;    /* the kernel frames of the block */
 	size_t lsize;
+	unsigned psize;         /* bytes of the kernel's parameters */
 	uintptr_t stack_hi;     /* the stack above the block's device frames */
 };
 
@@ -327,10 +328,11 @@ static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 
 /* Runs one block: sets up its warps (lanes past the block's threads start
  * as exited) and runs them between barriers.  co: every warp gets a stack
- * of its own (device functions with barriers). */
+ * of its own (device functions with barriers); psize: the kernel's
+ * parameter bytes (for isspacep). */
 __attribute__((unused))
 static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
-			 unsigned dyn, int co)
+			 unsigned dyn, int co, unsigned psize)
 {
 	const struct ag_kernel_env *env = b->env;
 	unsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2];
@@ -354,6 +356,7 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 		ws[i].id = i;
 		ws[i].nw = nw;
 		ws[i].dyn = dyn;
+		ws[i].psize = psize;
 		ws[i].lframe = fr;
 		ws[i].lsize = nw * frame_size;
 		ws[i].stack_hi = (uintptr_t)__builtin_frame_address(0);

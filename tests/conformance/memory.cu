@@ -122,12 +122,22 @@ __device__ __forceinline__ u32 spaces_of(const void *p)
 	return g | s << 1 | l << 2 | c << 3;
 }
 
-__device__ __noinline__ u32 spaces_in_call(const u32 *callers_local, u32 t)
+/* isspacep.param of p, and the other spaces in the bits above. */
+__device__ __forceinline__ u32 param_spaces_of(const void *p)
+{
+	u32 q;
+
+	asm volatile("{ .reg .pred q; isspacep.param q, %1; selp.u32 %0, 1, 0, q; }"
+		     : "=r"(q) : "l"(p));
+	return q | spaces_of(p) << 4;
+}
+
+__device__ __noinline__ u32 spaces_in_call(const u32 *callers_local, u32 t, const void *prm)
 {
 	u32 mine[2];
 
 	mine[t & 1] = t;
-	return spaces_of(callers_local) | spaces_of(mine) << 4;
+	return spaces_of(callers_local) | spaces_of(mine) << 4 | param_spaces_of(prm) << 8;
 }
 
 __constant__ u32 c_table[4] = { 1, 2, 3, 4 };
@@ -147,18 +157,16 @@ __global__ void k_isspacep(u32 *g, u32 *out, const __grid_constant__ big prm)
 	extern __shared__ u32 dyn[];
 	__shared__ u32 s;
 	u32 l[2];
-	u32 t = threadIdx.x, p;
+	u32 t = threadIdx.x;
 
 	l[t & 1] = t;
 	s = dyn[t] = 0;
 	if (LOCKSTEP)
 		t = __shfl_sync(~0u, t, t);
-	asm volatile("{ .reg .pred q; isspacep.param q, %1; selp.u32 %0, 1, 0, q; }"
-		     : "=r"(p) : "l"(&prm));
 	out[4 * t] = spaces_of(g) | spaces_of(&s) << 4 | spaces_of(dyn + t) << 8 |
 		spaces_of(l) << 12 | spaces_of(c_table + 1) << 16;
-	out[4 * t + 1] = spaces_in_call(l, t);
-	out[4 * t + 2] = p | spaces_of(&prm) << 4;
+	out[4 * t + 1] = spaces_in_call(l, t, &prm);
+	out[4 * t + 2] = param_spaces_of(&prm);
 }
 
 static void run_isspacep(int lockstep)
@@ -182,8 +190,9 @@ static void run_isspacep(int lockstep)
 		      "the right: global, shared, dynamic shared, local, const; bits: global, "
 		      "shared, local, const)", lockstep ? "lockstep" : "one thread at a time", t,
 		      got[4 * t], want);
-		check(got[4 * t + 1] == (4 | 4 << 4), "isspacep in a device function (%s), thread "
-		      "%u: got %#x, want 0x44 (the caller's local, its own local)",
+		check(got[4 * t + 1] == (4 | 4 << 4 | 1 << 8), "isspacep in a device function (%s), "
+		      "thread %u: got %#x, want 0x144 (the caller's local, its own local, the "
+		      "kernel's parameter)",
 		      lockstep ? "lockstep" : "one thread at a time", t, got[4 * t + 1]);
 		check(got[4 * t + 2] == 1, "isspacep.param of a __grid_constant__ parameter (%s), "
 		      "thread %u: got %#x, want 1 (param, and in no other space)",
