@@ -104,6 +104,7 @@ static void node_free(struct rt_node *n)
 	rt_params_free(&n->p);
 	free(n->deps);
 	free(n->args);
+	free(n->attrs);
 	free(n);
 }
 
@@ -589,6 +590,10 @@ struct rt_graph *rt_graph_clone_locked(const struct rt_graph *g)
 		n->index = i;
 		n->cloned_from = g->nodes[i];
 		rt_params_copy(&n->p, &g->nodes[i]->p);
+		n->nattrs = g->nodes[i]->nattrs;
+		if (n->nattrs)
+			n->attrs = memcpy(xmalloc(n->nattrs * sizeof(*n->attrs)),
+					  g->nodes[i]->attrs, n->nattrs * sizeof(*n->attrs));
 		c->nodes[i] = n;
 		rt_graph_track(n, RT_TAG_NODE);
 	}

@@ -7,13 +7,19 @@
  * graphs); graph_nodes.c the cudaGraphAdd*Node calls and their parameters;
  * graph_generic.c the calls on struct cudaGraphNodeParams and conditional
  * nodes; graph_exec.c instantiation, launch and updates; graph_mem.c the
- * memory of allocation nodes; graph_user.c user objects; graph_dot.c the
- * DOT description.
+ * memory of allocation nodes; graph_user.c user objects; graph_attr.c
+ * kernel node attributes; graph_dot.c the DOT description.
  */
 #ifndef AG_RT_GRAPH_IMPL_H
 #define AG_RT_GRAPH_IMPL_H
 
 #include "graph.h"
+
+/* A kernel node attribute other than cooperative (graph_attr.c). */
+struct rt_kattr {
+	cudaLaunchAttributeID id;
+	cudaLaunchAttributeValue val;
+};
 
 struct rt_node {
 	struct rt_graph *g;
@@ -23,6 +29,8 @@ struct rt_node {
 	size_t ndeps, capdeps;
 	void **args;                   /* kernelParams handed out by GetParams */
 	const struct rt_node *cloned_from;   /* compared, never followed */
+	struct rt_kattr *attrs;        /* kernel nodes: the attributes set */
+	size_t nattrs;
 };
 
 /* References to user objects that a graph or an executable graph owns

@@ -397,6 +397,8 @@ static cudaError_t set_params(cudaGraphExec_t exec, cudaGraphNode_t node, cudaEr
 	if (n)
 		dst = &n->p;
 	if (built == cudaSuccess && dst && dst->type == p->type) {
+		if (p->type == cudaGraphNodeTypeKernel)   /* an attribute, not a parameter */
+			p->u.kernel.cooperative = dst->u.kernel.cooperative;
 		rt_params_free(dst);
 		rt_params_copy(dst, p);
 	} else if (built == cudaSuccess) {

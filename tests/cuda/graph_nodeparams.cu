@@ -4,7 +4,8 @@
  * host, event record and wait, free) and replayed; cudaGraphNodeSetParams
  * and cudaGraphExecNodeSetParams; event node get/set calls;
  * cudaGraphDebugDotPrint's file; memcpy nodes to and from a __device__
- * variable; and conditional nodes, which anygpu refuses with a message.
+ * variable; kernel node attributes; and conditional nodes, which anygpu
+ * refuses with a message.
  */
 // expect-stderr: conditional graph nodes .* are not supported yet
 #include <cstring>
@@ -148,6 +149,67 @@ static void dot_file(cudaGraph_t g)
 	CK_EXPECT(cudaGraphDebugDotPrint(g, NULL, 0), cudaErrorInvalidValue);
 }
 
+/* Set, read back, kept across new parameters, copied; refused where
+ * CUDA refuses them on graph nodes. */
+static void attributes(cudaStream_t s)
+{
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	cudaGraphNode_t k1, k2, empty;
+	cudaLaunchAttributeValue v = {}, got;
+	int *p, one = 1;
+	cudaGraphNodeParams np = kernel_node(&p, &one);
+	cudaKernelNodeParams kp = {};
+
+	CK(cudaMalloc(&p, N * sizeof(int)));
+	CK(cudaMemset(p, 0, N * sizeof(int)));
+	CK(cudaGraphCreate(&g, 0));
+	CK(cudaGraphAddNode(&k1, g, NULL, NULL, 0, &np));
+	CK(cudaGraphAddNode(&k2, g, &k1, NULL, 1, &np));
+	CK(cudaGraphAddEmptyNode(&empty, g, NULL, 0));
+
+	memset(&got, 0xff, sizeof(got));
+	CK(cudaGraphKernelNodeGetAttribute(k1, cudaLaunchAttributePriority, &got));
+	check(got.priority == 0, "default priority %d", got.priority);
+	v.priority = 3;
+	CK(cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributePriority, &v));
+	v = {};
+	v.cooperative = 1;
+	CK(cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributeCooperative, &v));
+	CK(cudaGraphKernelNodeGetParams(k1, &kp));
+	CK(cudaGraphKernelNodeSetParams(k1, &kp));
+	CK(cudaGraphKernelNodeGetAttribute(k1, cudaLaunchAttributeCooperative, &got));
+	check(got.cooperative == 1, "cooperative after new parameters: %d", got.cooperative);
+	CK(cudaGraphKernelNodeCopyAttributes(k2, k1));
+	CK(cudaGraphKernelNodeGetAttribute(k2, cudaLaunchAttributePriority, &got));
+	check(got.priority == 3, "copied priority %d", got.priority);
+	CK(cudaGraphKernelNodeGetAttribute(k2, cudaLaunchAttributeCooperative, &got));
+	check(got.cooperative == 1, "copied cooperative %d", got.cooperative);
+
+	v = {};
+	v.clusterDim.x = 2;
+	v.clusterDim.y = v.clusterDim.z = 1;
+	CK_EXPECT(cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributeClusterDimension, &v),
+		  cudaErrorNotSupported);
+	CK_EXPECT(cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributeProgrammaticEvent, &v),
+		  cudaErrorInvalidValue);
+	CK_EXPECT(cudaGraphKernelNodeSetAttribute(empty, cudaLaunchAttributePriority, &v),
+		  cudaErrorInvalidValue);
+	CK_EXPECT(cudaGraphKernelNodeGetAttribute(k1, cudaLaunchAttributePriority, NULL),
+		  cudaErrorInvalidValue);
+	CK_EXPECT(cudaGraphKernelNodeCopyAttributes(empty, k1), cudaErrorInvalidValue);
+
+	/* Cooperative kernel nodes run (as cooperative launches). */
+	CK(cudaGraphInstantiate(&x, g, 0));
+	CK(cudaGraphLaunch(x, s));
+	CK(cudaMemcpyAsync(out, p, sizeof(out), cudaMemcpyDeviceToHost, s));
+	CK(cudaStreamSynchronize(s));
+	expect("two cooperative kernel nodes", 2);
+	CK(cudaGraphExecDestroy(x));
+	CK(cudaGraphDestroy(g));
+	CK(cudaFree(p));
+}
+
 int main()
 {
 	cudaGraph_t g, child;
@@ -252,6 +314,7 @@ int main()
 
 	dot_file(g);
 	symbol_nodes(s);
+	attributes(s);
 
 	CK(cudaGraphInstantiate(&x, g, 0));
 	CK(cudaGraphLaunch(x, s));
