@@ -763,13 +763,25 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 	return 0;
 }
 
+/* The frame is reached only through W when the function has no .local
+ * memory (whose addresses registers may hold) and makes no calls (which
+ * get pointers into it): 'restrict' then tells the C compiler that device
+ * memory is not the frame, which lets it turn loops over the lanes into
+ * vector instructions.  GCC honours it on parameters, not on W. */
+static const char *frame_qualifier(const struct tr *t, uint32_t fidx)
+{
+	const struct tr_fninfo *fi = &t->fi[fidx];
+
+	return fi->local_bytes || fi->ncallees || fi->indirect ? "" : "restrict ";
+}
+
 static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 {
 	sb_addf(out, "/* %s %s */\nstruct ag_fr%u {\n\tstruct ag_lanes ln;\n%s};\n\n",
 		t->fn->is_entry ? ".entry" : ".func", t->fn->name, fidx,
 		t->frame.buf ? t->frame.buf : "");
 	sb_addf(out, "static __attribute__((noinline)) void ag_run%u(struct ag_warp *w, "
-		"void *frame, unsigned char *const *a)\n{\n"
+		"void *%sframe, unsigned char *const *a)\n{\n"
 		"\tstruct ag_fr%u *W = frame;\n"
 		"\tstruct ag_block *const b = w->b;\n"
 		"\tunsigned char *const sh = b->shared;\n"
@@ -777,7 +789,8 @@ static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\tuint8_t m[32];\n\tunsigned l;\n\n"
 		"\t(void)sh; (void)prm; (void)a;\n"
 		"\tfor (;;) {\n\tswitch (ag_pick(w, &W->ln, m)) {\n%s"
-		"\tdefault:\n%s\t\treturn;\n\t}\n%s\t}\n}\n\n", fidx, fidx, t->code.buf,
+		"\tdefault:\n%s\t\treturn;\n\t}\n%s\t}\n}\n\n", fidx,
+		frame_qualifier(t, fidx), fidx, t->code.buf,
 		/* lanes waiting at a barrier inside a device function: the warp
 		 * stops here until the barrier completes */
 		t->fn->is_entry || !t->fi[fidx].barrier_line ? "" :

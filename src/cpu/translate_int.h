@@ -77,6 +77,7 @@ struct tr {
 	struct strbuf tail;     /* their code, emitted after the others */
 	uint32_t tmp;           /* unique temporaries */
 	int fused;              /* a lane loop spanning instructions is open */
+	size_t fused_at;        /* where its body starts in code */
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */

@@ -90,6 +90,15 @@ typedef void (*ag_func_fn)(struct ag_warp *w, uint8_t *m, unsigned char *const *
 /* Picks the lowest pc among running lanes (program order: divergent lanes
  * meet again at the earliest common block) and the lanes at it.  Waiting
  * lanes whose barrier has completed since run again. */
+/* Whether all 32 lanes of the mask are active. */
+AG_INLINE int ag_all(const uint8_t *m)
+{
+	uint64_t q[4];
+
+	memcpy(q, m, 32);
+	return (q[0] & q[1] & q[2] & q[3]) == 0x0101010101010101ull;
+}
+
 AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t *m)
 {
 	uint32_t pc = UINT32_MAX;

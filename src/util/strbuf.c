@@ -91,9 +91,15 @@ void sb_addf(struct strbuf *sb, const char *fmt, ...)
 
 void sb_reset(struct strbuf *sb)
 {
-	sb->len = 0;
-	if (sb->buf)
-		sb->buf[0] = '\0';
+	sb_truncate(sb, 0);
+}
+
+void sb_truncate(struct strbuf *sb, size_t len)
+{
+	if (len >= sb->len)
+		return;
+	sb->len = len;
+	sb->buf[len] = '\0';
 }
 
 char *sb_detach(struct strbuf *sb)

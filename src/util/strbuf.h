@@ -20,6 +20,7 @@ void sb_adds(struct strbuf *sb, const char *s);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void sb_reset(struct strbuf *sb);           /* len = 0, keeps the memory */
+void sb_truncate(struct strbuf *sb, size_t len);    /* no-op when len >= sb->len */
 char *sb_detach(struct strbuf *sb);         /* caller frees; sb is empty again */
 void sb_free(struct strbuf *sb);
 
