@@ -38,6 +38,8 @@ struct reach_use {
 	int volatile_;          /* volatile loads or stores */
 	int grid_size;          /* the kernel reads %nctaid */
 	int loop;               /* the kernel branches back */
+	int loop_loads;         /* ... over loads from global memory */
+	int barrier;            /* the kernel has barriers */
 };
 
 static int in_list(const char *const *list, size_t n, const char *s)
@@ -89,8 +91,10 @@ static void note_insn(const struct tr *t, const struct ptx_insn *in, int entry,
 
 	if (in_list(warp_ops, sizeof(warp_ops) / sizeof(warp_ops[0]), in->opcode))
 		u->lockstep = 1;
-	if (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier"))
+	if (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier")) {
 		u->lockstep |= !entry || !plain_barrier(in);
+		u->barrier = 1;
+	}
 	for (i = 0; i < in->nmods; i++) {
 		u->shared |= !strcmp(in->mods[i], ".shared");
 		u->volatile_ |= !strcmp(in->mods[i], ".volatile");
@@ -99,18 +103,40 @@ static void note_insn(const struct tr *t, const struct ptx_insn *in, int entry,
 		note_operand(t, &in->ops[i], u);
 }
 
-/* Whether the branch at body[i] goes to a label before it. */
-static int branches_back(const struct ptx_func *fn, uint32_t i)
+/* Where the loop that the branch at body[i] closes starts: the index of
+ * the label before it that it goes to, or UINT32_MAX. */
+static uint32_t loop_start(const struct ptx_func *fn, uint32_t i)
 {
 	const struct ptx_insn *in = &fn->body[i].u.insn;
 	uint32_t j;
 
 	if (strcmp(in->opcode, "bra") || in->nops != 1 || in->ops[0].kind != PTX_OP_SYM)
-		return 0;
+		return UINT32_MAX;
 	for (j = 0; j < i; j++)
 		if (fn->body[j].kind == PTX_STMT_LABEL &&
 		    !strcmp(fn->body[j].u.label, in->ops[0].name))
+			return j;
+	return UINT32_MAX;
+}
+
+/* Whether body[from..to] loads from global (or generic) memory. */
+static int loads_global(const struct ptx_func *fn, uint32_t from, uint32_t to)
+{
+	static const char *const other[] = { ".shared", ".local", ".param", ".const" };
+	uint32_t i, k;
+
+	for (i = from; i <= to; i++) {
+		const struct ptx_insn *in = &fn->body[i].u.insn;
+		int global = 1;
+
+		if (fn->body[i].kind != PTX_STMT_INSN ||
+		    (strcmp(in->opcode, "ld") && strcmp(in->opcode, "ldu")))
+			continue;
+		for (k = 0; k < in->nmods; k++)
+			global &= !in_list(other, sizeof(other) / sizeof(other[0]), in->mods[k]);
+		if (global)
 			return 1;
+	}
 	return 0;
 }
 
@@ -129,8 +155,11 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 		if (s->kind == PTX_STMT_DECL && s->u.decl.space == PTX_SPACE_SHARED)
 			u->shared = 1;
 		if (s->kind == PTX_STMT_INSN) {
+			uint32_t start = entry ? loop_start(fn, i) : UINT32_MAX;
+
 			note_insn(t, &s->u.insn, entry, u);
-			u->loop |= entry && branches_back(fn, i);
+			u->loop |= start != UINT32_MAX;
+			u->loop_loads |= start != UINT32_MAX && loads_global(fn, start, i);
 		}
 	}
 }
@@ -446,7 +475,7 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, struct strb
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out)
 {
-	struct reach_use u = { 0, 0, 0, 0, 0 };
+	struct reach_use u = { 0 };
 	uint32_t f, psize;
 
 	for (f = 0; f < t->m->nfuncs; f++)
@@ -456,8 +485,13 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * warp-synchronous code (reductions without __syncwarp).  A loop in a
 	 * kernel that reads the grid's size is most likely a grid-stride loop:
 	 * one thread at a time would walk memory with the grid's stride, and
-	 * the lanes of a warp in lockstep walk it contiguously. */
-	if (u.lockstep || (u.shared && u.volatile_) || (u.grid_size && u.loop))
+	 * the lanes of a warp in lockstep walk it contiguously.  The same holds
+	 * for loops that load from global memory in kernels without barriers
+	 * (a k loop reading a matrix column): there lockstep reads a warp's
+	 * neighbouring elements together, in vector instructions.  Loops that
+	 * only compute (and may diverge) run faster one thread at a time. */
+	if (u.lockstep || (u.shared && u.volatile_) || (u.grid_size && u.loop) ||
+	    (u.loop_loads && !u.barrier))
 		return 0;
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
