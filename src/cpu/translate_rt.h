@@ -87,9 +87,6 @@ struct ag_lanes {
 
 typedef void (*ag_func_fn)(struct ag_warp *w, uint8_t *m, unsigned char *const *a);
 
-/* Picks the lowest pc among running lanes (program order: divergent lanes
- * meet again at the earliest common block) and the lanes at it.  Waiting
- * lanes whose barrier has completed since run again. */
 /* Whether all 32 lanes of the mask are active. */
 AG_INLINE int ag_all(const uint8_t *m)
 {
@@ -99,30 +96,38 @@ AG_INLINE int ag_all(const uint8_t *m)
 	return (q[0] & q[1] & q[2] & q[3]) == 0x0101010101010101ull;
 }
 
+/* Whether some lane is in state st (a loop the compiler vectorizes). */
+AG_INLINE int ag_in_state(const struct ag_lanes *ln, uint8_t st)
+{
+	unsigned l, any = 0;
+
+	for (l = 0; l < 32; l++)
+		any |= ln->st[l] == st;
+	return any != 0;
+}
+
+/* Picks the lowest pc among running lanes (program order: divergent lanes
+ * meet again at the earliest common block) and the lanes at it.  Waiting
+ * lanes whose barrier has completed since run again.  Written as loops
+ * without early exits, which the C compiler turns into vector code: this
+ * runs before every basic block. */
 AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t *m)
 {
 	uint32_t pc = UINT32_MAX;
 	unsigned l;
 
+	if (ag_in_state(ln, AG_WAIT))
+		for (l = 0; l < 32; l++)
+			if (ln->st[l] == AG_WAIT && w->bar->gen[ln->bid[l]] != ln->bgen[l])
+				ln->st[l] = AG_RUN;
 	for (l = 0; l < 32; l++) {
-		if (ln->st[l] == AG_WAIT && w->bar->gen[ln->bid[l]] != ln->bgen[l])
-			ln->st[l] = AG_RUN;
-		if (ln->st[l] == AG_RUN && ln->pc[l] < pc)
-			pc = ln->pc[l];
+		uint32_t p = ln->st[l] == AG_RUN ? ln->pc[l] : UINT32_MAX;
+
+		pc = p < pc ? p : pc;
 	}
 	for (l = 0; l < 32; l++)
 		m[l] = ln->st[l] == AG_RUN && ln->pc[l] == pc;
 	return pc;
-}
-
-AG_INLINE int ag_in_state(const struct ag_lanes *ln, uint8_t st)
-{
-	unsigned l;
-
-	for (l = 0; l < 32; l++)
-		if (ln->st[l] == st)
-			return 1;
-	return 0;
 }
 
 AG_INLINE int ag_waiting(const struct ag_lanes *ln) { return ag_in_state(ln, AG_WAIT); }
