@@ -10,6 +10,7 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -17,8 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SALT_LEN 16
 #define SECRET_LEN 32
@@ -34,16 +37,43 @@ static const char schema[] =
 	" name TEXT PRIMARY KEY, salt BLOB NOT NULL, hash BLOB NOT NULL,"
 	" mem_limit INTEGER NOT NULL, created INTEGER NOT NULL);";
 
+/* Opening the store, which may create it, is one process at a time:
+ * SQLite refuses a second connection's switch of a new file to WAL at once
+ * ("database is locked", without waiting out the busy timeout), which ended
+ * the sessions of a new daemon's first clients arriving together.  The
+ * lock is an flock on the state directory; closing the fd releases it. */
+static int lock_state_dir(const char *state_dir, char *err, size_t errlen)
+{
+	int fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", state_dir, strerror(errno));
+		return -1;
+	}
+	while ((rc = flock(fd, LOCK_EX)) && errno == EINTR)
+		;
+	if (rc) {
+		snprintf(err, errlen, "cannot lock %s: %s", state_dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 struct ag_tokens *ag_tokens_open(const char *state_dir, char *err, size_t errlen)
 {
 	struct ag_tokens *tk;
 	char *path, *msg = NULL;
 	struct strbuf sb = STRBUF_INIT;
+	int lock;
 
 	if (mkdir(state_dir, 0700) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", state_dir, strerror(errno));
 		return NULL;
 	}
+	lock = lock_state_dir(state_dir, err, errlen);
+	if (lock < 0)
+		return NULL;
 	sb_addf(&sb, "%s/tokens.db", state_dir);
 	path = sb_detach(&sb);
 	tk = xcalloc(1, sizeof(*tk));
@@ -53,9 +83,9 @@ struct ag_tokens *ag_tokens_open(const char *state_dir, char *err, size_t errlen
 		snprintf(err, errlen, "%s: %s", path, msg ? msg : sqlite3_errmsg(tk->db));
 		sqlite3_free(msg);
 		ag_tokens_close(tk);
-		free(path);
-		return NULL;
+		tk = NULL;
 	}
+	close(lock);
 	free(path);
 	return tk;
 }
