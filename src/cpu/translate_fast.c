@@ -4,7 +4,9 @@
  * functions have no warp operation, no lane-dependent special register,
  * no barrier other than bar.sync 0 in the kernel itself, and no volatile
  * access where shared memory is used (the mark of implicitly
- * warp-synchronous code).  Such a kernel gets a second, scalar
+ * warp-synchronous code); kernels whose loops walk memory in the lanes'
+ * order (grid-stride loops, loops over global loads without barriers) go
+ * to lockstep all the same, because it is faster for them.  Such a kernel gets a second, scalar
  * translation made by the same emitters with t->scalar set: registers are
  * C locals, each instruction runs once for its thread (under its guard),
  * PTX control flow is labels and gotos, and every reached .func becomes a
