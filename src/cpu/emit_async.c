@@ -7,8 +7,11 @@
  * copy completes when it is issued, which is one of the orders PTX allows,
  * so the group and wait instructions have nothing left to do.  A wait
  * that finds its phase incomplete lets the block's other warps run before
- * it answers (the kernel gets a stack per warp for that).  The sm_90 bulk
- * copies (TMA, cp.async.bulk*) are refused.
+ * it answers (the kernel gets a stack per warp for that).  Also the sm_90
+ * instructions of clusters, where every cluster is one block: the 1D bulk
+ * copies (cp.async.bulk, synchronous like cp.async), st.async, and mapa
+ * and getctarank, whose only cluster rank is 0.  Tensor-map bulk copies
+ * (TMA) are refused.
  */
 #include <string.h>
 
@@ -103,13 +106,73 @@ static int emit_copy_arrive(struct tr *t, const struct ptx_insn *in)
 	return 0;
 }
 
+/* The bulk copy forms: (shared::cluster or shared::cta) from global or
+ * shared::cta with complete_tx on an mbarrier, or global from shared::cta
+ * in a bulk group:
+ * cp.async.bulk.dst.src{.mbarrier::complete_tx::bytes | .bulk_group}
+ * {.L2::cache_hint} [d], [s], size{, [mbar]}{, cache-policy}.  The copy
+ * is done when it is issued; the mbarrier gets its bytes at once. */
+static int emit_bulk_copy(struct tr *t, const struct ptx_insn *in)
+{
+	const int mb = tr_has(in, ".mbarrier::complete_tx::bytes");
+	const int hint = tr_has(in, ".L2::cache_hint");
+	const enum ptx_space dst = tr_has(in, ".global") && !mb ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
+	const enum ptx_space src = tr_has(in, ".global") && mb ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
+	struct strbuf d = STRBUF_INIT, s = STRBUF_INIT, n = STRBUF_INIT, b = STRBUF_INIT;
+	int rc = -1;
+
+	if (tr_mods(t, in, ".async .bulk .global .mbarrier::complete_tx::bytes .bulk_group "
+		    ".L2::cache_hint " SHARED_SPACES, NULL, 0, NULL) ||
+	    tr_nops(t, in, 3 + mb + hint, 3 + mb + hint))
+		return -1;
+	if (mb == tr_has(in, ".bulk_group") || (!mb && !tr_has(in, ".global")))
+		return tr_unsupported(t, in, "form");
+	if (tr_addr(t, in, &in->ops[0], dst, &d) || tr_addr(t, in, &in->ops[1], src, &s) ||
+	    tr_src(t, in, &in->ops[2], PTX_T_U32, &n) ||
+	    (mb && tr_addr(t, in, &in->ops[3], PTX_SPACE_SHARED, &b)))
+		goto out;
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "uint32_t n_ = %s;\n\t\t\tmemcpy(%s, %s, n_);\n", n.buf, d.buf, s.buf);
+	if (mb)
+		sb_addf(&t->code, "\t\t\t(void)ag_mb_update(w, %s, 0, 0, -(int64_t)n_);\n", b.buf);
+	tr_lanes_end(t);
+	rc = 0;
+out:
+	sb_free(&d);
+	sb_free(&s);
+	sb_free(&n);
+	sb_free(&b);
+	return rc;
+}
+
+/* cp.async.bulk*: the 1D copies, their commit_group and wait_group{.read}
+ * (nothing is left in flight) and prefetch.L2 (a hint).  The tensor
+ * forms and multicast are refused. */
+static int emit_bulk(struct tr *t, const struct ptx_insn *in)
+{
+	const char *op = in->nmods > 2 ? in->mods[2] : "";
+
+	if (tr_has(in, ".tensor") || strcmp(in->mods[0], ".async"))
+		return tr_unsupported(t, in, "tensor-map bulk copies (TMA) and bulk reductions "
+				      "are not supported on the cpu backend");
+	if (!strcmp(op, ".commit_group"))
+		return tr_mods(t, in, ".async .bulk .commit_group", NULL, 0, NULL) ||
+			tr_nops(t, in, 0, 0);
+	if (!strcmp(op, ".wait_group"))
+		return tr_mods(t, in, ".async .bulk .wait_group .read", NULL, 0, NULL) ||
+			tr_nops(t, in, 1, 1);
+	if (!strcmp(op, ".prefetch"))
+		return tr_mods(t, in, ".async .bulk .prefetch .L2 .global .L2::cache_hint",
+			       NULL, 0, NULL) || tr_nops(t, in, 2, 3);
+	return emit_bulk_copy(t, in);
+}
+
 int tr_emit_cp(struct tr *t, const struct ptx_insn *in)
 {
 	const char *op = in->nmods > 1 ? in->mods[1] : "";
 
 	if (tr_has(in, ".bulk"))
-		return tr_unsupported(t, in, "bulk asynchronous copies (TMA) are not supported "
-				      "on the cpu backend");
+		return emit_bulk(t, in);
 	if (!tr_has(in, ".async") || strcmp(in->mods[0], ".async"))
 		return tr_unsupported(t, in, NULL);
 	if (!strcmp(op, ".commit_group") || !strcmp(op, ".wait_all"))
@@ -246,5 +309,93 @@ out:
 	sb_free(&a);
 	sb_free(&c);
 	sb_free(&e);
+	return rc;
+}
+
+static int store_async_type(enum ptx_type ty)
+{
+	switch (ty) {
+	case PTX_T_B32: case PTX_T_B64: case PTX_T_U32: case PTX_T_U64:
+	case PTX_T_S32: case PTX_T_S64: case PTX_T_F32: case PTX_T_F64:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* st.async{.weak}{.shared::cluster}.mbarrier::complete_tx::bytes{.v2 .v4}
+ * .type [a], b, [mbar]: the store, then its bytes complete on the
+ * mbarrier (both in the block's own shared memory: clusters of one). */
+int tr_emit_st_async(struct tr *t, const struct ptx_insn *in)
+{
+	const uint32_t nv = tr_has(in, ".v4") ? 4 : tr_has(in, ".v2") ? 2 : 1;
+	const struct ptx_operand *v = in->nops > 1 ? &in->ops[1] : NULL;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, e = STRBUF_INIT;
+	enum ptx_type ty;
+	uint32_t n, k;
+	int rc = -1;
+
+	if (tr_mods(t, in, ".async .weak .mbarrier::complete_tx::bytes .v2 .v4 "
+		    SHARED_SPACES, &ty, 1, &n) || tr_nops(t, in, 3, 3))
+		return -1;
+	if (n != 1 || !store_async_type(ty) || (nv == 4 && tr_size(ty) == 8))
+		return tr_unsupported(t, in, "type");
+	if (!tr_has(in, ".mbarrier::complete_tx::bytes") ||
+	    (nv > 1) != (v->kind == PTX_OP_VEC) || (nv > 1 && v->nelems != nv))
+		return tr_unsupported(t, in, "form");
+	if (tr_addr(t, in, &in->ops[0], PTX_SPACE_SHARED, &a) ||
+	    tr_addr(t, in, &in->ops[2], PTX_SPACE_SHARED, &b))
+		goto out;
+	tr_lanes_begin(t, in);
+	sb_addf(&t->code, "unsigned char *p_ = %s;\n", a.buf);
+	for (k = 0; k < nv; k++) {
+		sb_reset(&e);
+		if (tr_src(t, in, nv > 1 ? &v->elems[k] : v, ty, &e))
+			goto out;
+		sb_addf(&t->code, "\t\t\tag_st(%s, p_ + %u, %s);\n", tr_ctype(ty),
+			k * tr_size(ty), e.buf);
+	}
+	sb_addf(&t->code, "\t\t\t(void)ag_mb_update(w, %s, 0, 0, -%u);\n", b.buf,
+		nv * tr_size(ty));
+	tr_lanes_end(t);
+	rc = 0;
+out:
+	sb_free(&a);
+	sb_free(&b);
+	sb_free(&e);
+	return rc;
+}
+
+/* mapa{.shared::cluster}.{u32,u64} d, a, rank: a's counterpart in the
+ * block of that rank, which can only be the block itself (another rank
+ * fails the launch, as an invalid access would), and
+ * getctarank{.shared::cluster}.{u32,u64} d, a: the rank of the block whose
+ * shared memory holds a, always the block itself. */
+int tr_emit_cluster_addr(struct tr *t, const struct ptx_insn *in)
+{
+	const int mapa = !strcmp(in->opcode, "mapa");
+	struct strbuf a = STRBUF_INIT, r = STRBUF_INIT;
+	enum ptx_type ty;
+	uint32_t n;
+	int rc = -1;
+
+	if (tr_mods(t, in, ".shared::cluster", &ty, 1, &n) || tr_nops(t, in, 2 + mapa, 2 + mapa))
+		return -1;
+	if (n != 1 || (ty != PTX_T_U32 && ty != PTX_T_U64))
+		return tr_unsupported(t, in, "type");
+	if (tr_src(t, in, &in->ops[1], ty, &a) ||
+	    (mapa && tr_src(t, in, &in->ops[2], PTX_T_U32, &r)))
+		goto out;
+	tr_lanes_begin(t, in);
+	if (mapa)
+		sb_addf(&t->code, "if (%s) {\n\t\t\t\tag_fault(w, l, 719, \"mapa to another block "
+			"of the cluster: the cpu backend runs clusters of one block\");\n"
+			"\t\t\t\treturn;\n\t\t\t}\n\t\t\t", r.buf);
+	rc = mapa ? tr_dst(t, in, &in->ops[0], ty, a.buf) :
+		tr_dst(t, in, &in->ops[0], PTX_T_U32, "0u");
+	tr_lanes_end(t);
+out:
+	sb_free(&a);
+	sb_free(&r);
 	return rc;
 }

@@ -15,13 +15,14 @@
 	".cv .wb .wt .nc .L1::no_allocate .L1::evict_normal .L1::evict_first " \
 	".L1::evict_last .L1::evict_unchanged .L2::evict_normal .L2::evict_first " \
 	".L2::evict_last .L2::64B .L2::128B .L2::256B"
-#define SPACES ".global .shared .local .const .param"
+/* .shared::cluster is the block's own shared memory: clusters of one. */
+#define SPACES ".global .shared .shared::cta .shared::cluster .local .const .param"
 
 static enum ptx_space space_of(const struct ptx_insn *in)
 {
 	if (tr_has(in, ".global"))
 		return PTX_SPACE_GLOBAL;
-	if (tr_has(in, ".shared"))
+	if (tr_has(in, ".shared") || tr_has(in, ".shared::cta") || tr_has(in, ".shared::cluster"))
 		return PTX_SPACE_SHARED;
 	if (tr_has(in, ".local"))
 		return PTX_SPACE_LOCAL;
@@ -82,9 +83,8 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 	struct strbuf a = STRBUF_INIT, e = STRBUF_INIT;
 	const struct ptx_operand *v = &in->ops[store ? 1 : 0];
 
-	if (tr_has(in, ".async"))
-		return tr_unsupported(t, in, "st.async (sm_90 clusters) is not supported on the "
-				      "cpu backend");
+	if (tr_has(in, ".async") && store)
+		return tr_emit_st_async(t, in);
 	if (tr_mods(t, in, HINTS " " SPACES " .v2 .v4", &ty, 1, &n) || tr_nops(t, in, 2, 2))
 		return -1;
 	if (n != 1 || !tr_ctype(ty) || ty == PTX_T_PRED)
@@ -243,21 +243,28 @@ static const char *atomic_expr(const struct ptx_insn *in, enum ptx_type ty, stru
 	return sb->buf;
 }
 
-/* atom d, [a], b (, c for cas) and red [a], b. */
+/* atom d, [a], b (, c for cas), red [a], b and
+ * red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes
+ * [a], b, [mbar], whose bytes then complete on the mbarrier. */
 static int emit_atom(struct tr *t, const struct ptx_insn *in)
 {
 	int red = in->opcode[0] == 'r', cas = tr_has(in, ".cas"), rc = -1;
+	const int async = red && tr_has(in, ".async");
 	uint32_t n, first = red ? 0 : 1;
 	enum ptx_type ty;
 	struct strbuf a = STRBUF_INIT, v = STRBUF_INIT, c = STRBUF_INIT, e = STRBUF_INIT;
 	struct strbuf x = STRBUF_INIT;
 
 	if (tr_mods(t, in, ".relaxed .acquire .release .acq_rel .cta .gpu .sys .global .shared "
-		    ".and .or .xor .cas .exch .add .inc .dec .min .max", &ty, 1, &n))
+		    ".and .or .xor .cas .exch .add .inc .dec .min .max .async .cluster "
+		    ".shared::cta .shared::cluster .mbarrier::complete_tx::bytes", &ty, 1, &n))
 		return -1;
 	if (n != 1 || !tr_ctype(ty) || !atomic_expr(in, ty, &x) || (red && cas))
 		return tr_unsupported(t, in, "operation or type");
-	if (tr_nops(t, in, first + 2 + cas, first + 2 + cas) ||
+	if (async != tr_has(in, ".mbarrier::complete_tx::bytes"))
+		return tr_unsupported(t, in, "form");
+	if (tr_nops(t, in, first + 2 + cas + async, first + 2 + cas + async) ||
+	    (async && tr_addr(t, in, &in->ops[2], PTX_SPACE_SHARED, &c)) ||
 	    tr_addr(t, in, &in->ops[first], space_of(in), &a) ||
 	    tr_src(t, in, &in->ops[first + 1 + cas], ty, &v) ||
 	    (cas && tr_src(t, in, &in->ops[first + 1], ty, &c)))
@@ -269,6 +276,9 @@ static int emit_atom(struct tr *t, const struct ptx_insn *in)
 	sb_adds(&t->code, "\t\t\t");
 	if (red) {
 		sb_addf(&t->code, "(void)%s;\n", x.buf);
+		if (async)
+			sb_addf(&t->code, "\t\t\t(void)ag_mb_update(w, %s, 0, 0, -%u);\n", c.buf,
+				tr_size(ty));
 	} else {
 		if (tr_is_float(ty) && tr_has(in, ".exch"))
 			sb_addf(&e, "ag_bits_f%u(%s)", tr_size(ty) * 8, x.buf);
@@ -288,11 +298,18 @@ out:
 	return rc;
 }
 
+/* membar and fence, also fence.proxy.async (generic and async proxy
+ * accesses: the async copies are plain C stores, done when issued) and
+ * fence.mbarrier_init (an mbarrier.init is a plain store): one C11 fence
+ * orders them all. */
 static int emit_fence(struct tr *t, const struct ptx_insn *in)
 {
-	if (tr_mods(t, in, ".cta .gl .sys .gpu .sc .acq_rel", NULL, 0, NULL) ||
+	if (tr_mods(t, in, ".cta .cluster .gl .sys .gpu .sc .acq_rel .proxy .async .alias "
+		    ".mbarrier_init .release .global " SPACES, NULL, 0, NULL) ||
 	    tr_nops(t, in, 0, 0))
 		return -1;
+	if (tr_has(in, ".proxy") != (tr_has(in, ".async") || tr_has(in, ".alias")))
+		return tr_unsupported(t, in, "proxy");
 	sb_adds(&t->code, "\t\t__atomic_thread_fence(__ATOMIC_SEQ_CST);\n");
 	return 0;
 }
@@ -313,7 +330,8 @@ tr_emit_fn tr_mem_emitter(const char *opcode)
 		{ "ld", emit_ldst }, { "ldu", emit_ldst }, { "st", emit_ldst }, { "cvta", emit_cvta },
 		{ "atom", emit_atom }, { "red", emit_atom }, { "membar", emit_fence },
 		{ "fence", emit_fence }, { "prefetch", emit_prefetch }, { "prefetchu", emit_prefetch },
-		{ "isspacep", emit_isspacep }, { "cp", tr_emit_cp },
+		{ "isspacep", emit_isspacep }, { "cp", tr_emit_cp }, { "mapa", tr_emit_cluster_addr },
+		{ "getctarank", tr_emit_cluster_addr },
 	};
 	size_t i;
 

@@ -293,6 +293,10 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 		{ "WARP_SZ", "32u", 0 },
 		{ "%envreg1", "(uint32_t)(b->env->grid_ws >> 32)", 0 },
 		{ "%envreg2", "(uint32_t)b->env->grid_ws", 0 },
+		/* every block is a cluster of its own (launches asking for
+		 * bigger clusters are refused) */
+		{ "%cluster_ctarank", "0u", 0 }, { "%cluster_nctarank", "1u", 0 },
+		{ "%is_explicit_cluster", "0u", 0 },
 	};
 	/* the scalar version keeps them in locals (translate_fast.c) */
 	static const struct {
@@ -301,6 +305,9 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 		{ "%tid", "w->tid[%d][l]", "ag_tid%d" }, { "%ntid", "b->env->ntid[%d]", "ag_ntid%d" },
 		{ "%ctaid", "b->ctaid[%d]", "ag_ctaid%d" },
 		{ "%nctaid", "b->env->nctaid[%d]", "ag_nctaid%d" },
+		{ "%clusterid", "b->ctaid[%d]", "ag_ctaid%d" },
+		{ "%nclusterid", "b->env->nctaid[%d]", "ag_nctaid%d" },
+		{ "%cluster_ctaid", "0u", "0u" }, { "%cluster_nctaid", "1u", "1u" },
 	};
 	const char *c = o->component;
 	size_t i;

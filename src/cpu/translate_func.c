@@ -363,11 +363,13 @@ static int barrier_operands(struct tr *t, const struct ptx_insn *in, uint32_t fi
  * arrive at barrier a (with b threads, or all) and, except for arrive,
  * wait, resuming at the next block (bar.red: at a block that reads the
  * result); ag_bar_arrive counts the warp's arrival and may complete the
- * barrier at once.
+ * barrier at once.  A cluster is one block: barrier.cluster.wait is
+ * barrier 0 of the block and barrier.cluster.arrive arrives nowhere.
  */
 static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 {
 	const int red = tr_has(in, ".red"), wait = !tr_has(in, ".arrive");
+	const int cluster = tr_has(in, ".cluster");
 	const char *op = !red ? NULL : tr_has(in, ".popc") ? "popc" : tr_has(in, ".and") ? "and_" :
 		tr_has(in, ".or") ? "or_" : NULL;
 	const char *acc = !red ? NULL : op && op[0] == 'p' ? "+=" : op && op[0] == 'a' ? "&=" : "|=";
@@ -379,18 +381,23 @@ static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 	t->fi[t->fidx].flags |= AG_KF_BARRIER;
 	if (!t->fn->is_entry && !t->fi[t->fidx].barrier_line)
 		t->fi[t->fidx].barrier_line = in->line;
-	if (tr_mods(t, in, ".sync .arrive .red .popc .and .or .aligned .cta", &ty, 1, &n) ||
-	    tr_nops(t, in, 1 + 2 * red, 2 + 2 * red))
+	if (tr_mods(t, in, cluster ? ".cluster .arrive .wait .relaxed .acquire .aligned" :
+		    ".sync .arrive .red .popc .and .or .aligned .cta", &ty, 1, &n) ||
+	    tr_nops(t, in, cluster ? 0 : 1 + 2 * red, cluster ? 0 : 2 + 2 * red))
 		return -1;
 	if (red && (!op || n != 1 || ty != (op[0] == 'p' ? PTX_T_U32 : PTX_T_PRED)))
 		return tr_unsupported(t, in, "bar.red needs .popc.u32, .and.pred or .or.pred");
 	if (!red && n)
 		return tr_unsupported(t, in, "type");
-	if (!wait && nops < 2)
+	if (!wait && nops < 2 && !cluster)
 		return tr_fail(t, in->line, "bar.arrive needs a thread count");
 	if (red)
 		resume = t->nbb + t->nextra++;
-	if (barrier_operands(t, in, first, red ? nops - 1 : nops, &a, &cnt, &has_n) ||
+	if (cluster) {
+		sb_adds(&a, "0u");
+		sb_adds(&cnt, "0u");
+		has_n = 0;
+	} else if (barrier_operands(t, in, first, red ? nops - 1 : nops, &a, &cnt, &has_n) ||
 	    (red && tr_src(t, in, &in->ops[in->nops - 1], PTX_T_PRED, &p)))
 		goto out;
 	sb_addf(&t->code, "\t\t{\n\t\tuint32_t ba[32], bn[32], bl = 0;\n"
@@ -404,7 +411,7 @@ static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 	}
 	sb_addf(&t->code, ") {\n\t\t\t\tba[l] = %s;\n\t\t\t\tbn[l] = %s;\n"
 		"\t\t\t\tif (ag_bar_bad(w, l, ba[l], bn[l], %d)) return;\n"
-		"\t\t\t\tbl |= 1u << l;\n", a.buf, cnt.buf, has_n);
+		"\t\t\t\tbl |= %du << l;\n", a.buf, cnt.buf, has_n, wait || !cluster);
 	if (red)
 		sb_addf(&t->code, "\t\t\t\tw->bar->%s[ba[l]][w->bar->gen[ba[l]] & 1] %s (%s);\n",
 			op, acc, p.buf);

@@ -143,10 +143,13 @@ tr_emit_fn tr_mem_emitter(const char *opcode);
 tr_emit_fn tr_warp_emitter(const char *opcode);
 tr_emit_fn tr_tex_emitter(const char *opcode);
 
-/* emit_async.c: cp (cp.async and its group, wait and mbarrier forms) and
- * mbarrier, registered by the mem and warp emitter tables. */
+/* emit_async.c: cp (cp.async and its group, wait and mbarrier forms,
+ * the 1D cp.async.bulk copies), mbarrier, st.async, mapa and getctarank,
+ * registered by the mem and warp emitter tables. */
 int tr_emit_cp(struct tr *t, const struct ptx_insn *in);
 int tr_emit_mbarrier(struct tr *t, const struct ptx_insn *in);
+int tr_emit_st_async(struct tr *t, const struct ptx_insn *in);
+int tr_emit_cluster_addr(struct tr *t, const struct ptx_insn *in);     /* mapa, getctarank */
 int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	    struct strbuf *sb, enum ptx_type *ty);
 

@@ -1,32 +1,33 @@
 /*
- * async_bulk_unsupported: the sm_90 bulk copy engine (TMA,
- * cp.async.bulk), which the cpu backend does not implement, is refused
+ * async_bulk_unsupported: the tensor-map bulk copies of the sm_90 copy
+ * engine (TMA, cp.async.bulk.tensor), which the cpu backend does not
+ * implement (it runs the 1D bulk copies: cluster_one.cu), are refused
  * when the device code loads, with a message naming the instruction and
  * the missing feature; the launch fails with cudaErrorInvalidPtx.
  */
 // nvcc-flags: -arch=sm_90
-// expect-stderr: unsupported instruction 'cp\.async\.bulk[^']*' at line [0-9]+ \(bulk asynchronous copies \(TMA\)
+// expect-stderr: unsupported instruction 'cp\.async\.bulk\.tensor[^']*' at line [0-9]+ \(tensor-map bulk copies \(TMA\)
+#include <cuda.h>
+
 #include "check.h"
 
-__global__ void bulk(const int *in)
+__global__ void bulk(const __grid_constant__ CUtensorMap map)
 {
 	__shared__ __align__(16) int s[64];
 	__shared__ unsigned long long mb;
 	unsigned a = (unsigned)__cvta_generic_to_shared(&mb);
 	unsigned d = (unsigned)__cvta_generic_to_shared(s);
 
-	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-		     " [%0], [%1], 256, [%2];" ::"r"(d), "l"(in), "r"(a) : "memory");
+	asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes"
+		     " [%0], [%1, {%2}], [%3];" ::"r"(d), "l"(&map), "r"(0), "r"(a) : "memory");
 }
 
 int main(void)
 {
-	int *in;
+	CUtensorMap map = {};
 
-	CK(cudaMalloc(&in, 256));
-	bulk<<<1, 32>>>(in);
+	bulk<<<1, 32>>>(map);
 	CK_EXPECT(cudaGetLastError(), cudaErrorInvalidPtx);
 	CK(cudaDeviceSynchronize());
-	CK(cudaFree(in));
 	return verdict("async_bulk_unsupported");
 }
