@@ -223,6 +223,16 @@ static void reach(struct tr *t, uint32_t f, uint8_t *seen, uint32_t *shared_end,
 				reach(t, i, seen, shared_end, flags);
 }
 
+/* The blocks of a cluster that .reqnctapercluster asks for (1 without). */
+static uint32_t cluster_blocks(const struct ptx_func *f)
+{
+	uint32_t n = 1, k;
+
+	for (k = 0; k < 3; k++)
+		n *= f->reqnctapercluster[k] ? f->reqnctapercluster[k] : 1;
+	return n;
+}
+
 static int emit_tables(struct tr *t, struct strbuf *out)
 {
 	const struct ptx_module *m = t->m;
@@ -237,6 +247,12 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 
 		if (!f->is_entry || f->is_decl)
 			continue;
+		if (cluster_blocks(f) > 1) {
+			rc = tr_fail(t, f->line, "kernel '%s' at line %d asks for thread block clusters "
+				     "of %u blocks (__cluster_dims__): the cpu backend runs every block "
+				     "as a cluster of its own", f->name, f->line, cluster_blocks(f));
+			break;
+		}
 		memset(seen, 0, m->nfuncs);
 		sh = 0;
 		flags = 0;

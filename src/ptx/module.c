@@ -99,14 +99,13 @@ static int parse_dim3(struct parser *p, uint32_t d[3])
 static int parse_perf(struct parser *p, struct ptx_func *f)
 {
 	const struct token *t = &p->tok;
-	uint32_t ignored[3];
 
 	if (tok_is_dir(t, ".maxntid"))
 		return parse_dim3(p, f->maxntid);
 	if (tok_is_dir(t, ".reqntid"))
 		return parse_dim3(p, f->reqntid);
 	if (tok_is_dir(t, ".reqnctapercluster"))
-		return parse_dim3(p, ignored);
+		return parse_dim3(p, f->reqnctapercluster);
 	if (tok_is_dir(t, ".minnctapersm") || tok_is_dir(t, ".maxnctapersm")) {
 		p_next(p);
 		return p_uint32(p, &f->minnctapersm, "a number");

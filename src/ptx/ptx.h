@@ -164,6 +164,7 @@ struct ptx_func {
 	const struct ptx_var *rets; /* .func (.param .b32 r) f(...) */
 	uint32_t nrets;
 	uint32_t maxntid[3], reqntid[3];   /* 0 when not given */
+	uint32_t reqnctapercluster[3];     /* 0 when not given */
 	uint32_t minnctapersm, maxnreg, maxclusterrank;
 	int noreturn;
 	const struct ptx_stmt *body;
