@@ -1204,7 +1204,7 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 			buffers_open(&s);
 			serve_requests(&s);
 		} else {
-			snprintf(s.reason, sizeof(s.reason), "%s backend failed to open: error %d%s%s",
+			snprintf(s.reason, sizeof(s.reason), "%s backend failed to open: error %d%s%.180s",
 				 a->ops->name, (int)e, why[0] ? ": " : "", why);
 			s.fault = 1;
 		}
