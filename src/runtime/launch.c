@@ -270,7 +270,9 @@ static cudaError_t launch_attrs(const cudaLaunchConfig_t *config, int *cooperati
 			break;
 		case cudaLaunchAttributeClusterDimension:
 			if (a->val.clusterDim.x * a->val.clusterDim.y * a->val.clusterDim.z > 1) {
-				rt_warn_once(&said_cluster, "thread block clusters are not supported yet");
+				rt_warn_once(&said_cluster, "thread block clusters of more than one "
+					     "block (cudaLaunchAttributeClusterDimension) are not "
+					     "supported: every block runs as a cluster of its own");
 				return cudaErrorNotSupported;
 			}
 			break;

@@ -9,6 +9,7 @@
  * launches that ask for bigger clusters.
  */
 // nvcc-flags: -arch=sm_90 -std=c++17
+// expect-stderr: thread block clusters of more than one block \(cudaLaunchAttributeClusterDimension\) are not supported
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 
@@ -73,6 +74,33 @@ __global__ void cluster_regs(unsigned *out)
 	atomicAdd(&o[R_SUM], *mine);
 }
 
+/* shared::cluster addresses of the own block in PTX: mapa with rank 0,
+ * loads and stores through them, cvta to generic and back, isspacep.
+ * Each thread writes 1 for each fact that holds. */
+__global__ void cluster_addresses(unsigned *out)
+{
+	__shared__ unsigned s[N];
+	unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]), c, v, back;
+	unsigned long long g, b64;
+	int sh, gl;
+
+	s[threadIdx.x] = threadIdx.x * 5;
+	asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(c) : "r"(a));
+	asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(c) : "memory");
+	asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(c), "r"(v + 1) : "memory");
+	asm volatile("cvta.shared::cluster.u64 %0, %1;" : "=l"(g) : "l"((unsigned long long)c));
+	asm volatile("cvta.to.shared::cluster.u64 %0, %1;" : "=l"(b64) : "l"(g));
+	back = (unsigned)b64;
+	asm volatile("{\n\t.reg .pred p;\n\tisspacep.shared::cluster p, %2;\n\t"
+		     "selp.s32 %0, 1, 0, p;\n\tisspacep.shared::cluster p, %3;\n\t"
+		     "selp.s32 %1, 1, 0, p;\n\t}" : "=r"(sh), "=r"(gl) : "l"(g), "l"(out));
+	out[threadIdx.x * 5] = c == a;
+	out[threadIdx.x * 5 + 1] = v == threadIdx.x * 5;
+	out[threadIdx.x * 5 + 2] = (unsigned *)g == &s[threadIdx.x] && s[threadIdx.x] == v + 1;
+	out[threadIdx.x * 5 + 3] = back == a;
+	out[threadIdx.x * 5 + 4] = sh && !gl;
+}
+
 /* st.async of every thread's value into shared memory; thread 0 expects
  * the bytes on an mbarrier that all threads wait for. */
 __global__ void store_async(unsigned *out)
@@ -80,12 +108,15 @@ __global__ void store_async(unsigned *out)
 	__shared__ unsigned s[N];
 	__shared__ unsigned long long s2[N / 2];
 	__shared__ unsigned long long mb;
+	__shared__ unsigned count;
 	unsigned b = (unsigned)__cvta_generic_to_shared(&mb);
 	unsigned d = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);
+	unsigned cnt = (unsigned)__cvta_generic_to_shared(&count);
 	unsigned d2 = (unsigned)__cvta_generic_to_shared(&s2[threadIdx.x / 2]);
 	unsigned ok = 0;
 
 	if (threadIdx.x == 0) {
+		count = 100;
 		asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b) : "memory");
 		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 	}
@@ -93,7 +124,9 @@ __global__ void store_async(unsigned *out)
 		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 	if (threadIdx.x == 0)
 		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-			     ::"r"(b), "r"(N * 4 + N / 2 * 8) : "memory");
+			     ::"r"(b), "r"(N * 4 + N / 2 * 8 + N * 4) : "memory");
+	asm volatile("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes"
+		     ".add.u32 [%0], %1, [%2];" ::"r"(cnt), "r"(threadIdx.x), "r"(b) : "memory");
 	asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];"
 		     ::"r"(d), "r"(threadIdx.x * 3 + blockIdx.x), "r"(b) : "memory");
 	if (threadIdx.x % 2 == 0)
@@ -106,6 +139,8 @@ __global__ void store_async(unsigned *out)
 			     "selp.u32 %0, 1, 0, p;\n\t}" : "=r"(ok) : "r"(b) : "memory");
 	out[blockIdx.x * N + threadIdx.x] = s[(threadIdx.x + 5) % N] +
 		(unsigned)(s2[threadIdx.x / 2] >> 32) + (unsigned)s2[threadIdx.x / 2];
+	if (threadIdx.x == 0)
+		out[BLOCKS * N + blockIdx.x] = count;
 }
 
 /* A 1D bulk copy of in's block into shared memory (complete_tx on an
@@ -184,9 +219,22 @@ static void check_regs(void)
 	CK(cudaFree(d));
 }
 
+static void check_addresses(void)
+{
+	unsigned *d, h[N * 5];
+
+	CK(cudaMalloc(&d, sizeof(h)));
+	cluster_addresses<<<1, N>>>(d);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < N * 5; i++)
+		check(h[i] == 1, "cluster_addresses thread %d fact %d does not hold", i / 5, i % 5);
+	CK(cudaFree(d));
+}
+
 static void check_store_async(void)
 {
-	unsigned *d, h[BLOCKS * N];
+	unsigned *d, h[BLOCKS * N + BLOCKS];
 
 	CK(cudaMalloc(&d, sizeof(h)));
 	store_async<<<BLOCKS, N>>>(d);
@@ -199,6 +247,9 @@ static void check_store_async(void)
 			check(h[k * N + i] == want, "store_async [%u][%u] = %u, want %u", k, i,
 			      h[k * N + i], want);
 		}
+	for (unsigned k = 0; k < BLOCKS; k++)
+		check(h[BLOCKS * N + k] == 100 + N * (N - 1) / 2, "red.async in block %u: %u, want %u",
+		      k, h[BLOCKS * N + k], 100 + N * (N - 1) / 2);
 	CK(cudaFree(d));
 }
 
@@ -262,6 +313,7 @@ static void check_launch_ex(void)
 int main(void)
 {
 	check_regs();
+	check_addresses();
 	check_store_async();
 	check_bulk();
 	check_launch_ex();
