@@ -321,15 +321,21 @@ RT_API cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 	return destroy(surfObject, 1);
 }
 
-RT_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc,
-						    cudaTextureObject_t texObject)
+/* The resource a texture or surface object was created on. */
+static cudaError_t resource_desc(struct cudaResourceDesc *out, uint64_t h, int surface)
 {
 	struct rt_texobj o;
 
-	if (!pResDesc || !find(texObject, 0, 0, &o))
+	if (!out || !find(h, surface, 0, &o))
 		return rt_error(cudaErrorInvalidValue);
-	*pResDesc = o.res;
+	*out = o.res;
 	return cudaSuccess;
+}
+
+RT_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc,
+						    cudaTextureObject_t texObject)
+{
+	return resource_desc(pResDesc, texObject, 0);
 }
 
 RT_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc,
@@ -346,10 +352,5 @@ RT_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexD
 RT_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc,
 						    cudaSurfaceObject_t surfObject)
 {
-	struct rt_texobj o;
-
-	if (!pResDesc || !find(surfObject, 1, 0, &o))
-		return rt_error(cudaErrorInvalidValue);
-	*pResDesc = o.res;
-	return cudaSuccess;
+	return resource_desc(pResDesc, surfObject, 1);
 }
