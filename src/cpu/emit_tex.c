@@ -101,6 +101,29 @@ static int coord_array(struct tr *t, const struct ptx_insn *in, const struct ptx
 	return 0;
 }
 
+/* Opens the lane loop of a texture or surface instruction whose object
+ * and coordinates are obj ("[h, {c}]"), coordinates of type cty: the
+ * object's handle expression goes to h, the coordinate declarations of
+ * coord_array start the loop's body. */
+static int open_lanes(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *obj,
+		      uint32_t dims, enum ptx_type cty, struct strbuf *h)
+{
+	struct strbuf c = STRBUF_INIT;
+	const struct ptx_operand *coords = NULL;   /* object_operand sets it when it returns 0 */
+	uint32_t n;
+
+	if (object_operand(t, in, obj, dims + layered(in), h, &coords, &n))
+		return -1;
+	if (coord_array(t, in, coords, dims, cty, &c)) {
+		sb_free(&c);
+		return -1;
+	}
+	tr_lanes_begin(t, in);
+	sb_adds(&t->code, c.buf);
+	sb_free(&c);
+	return 0;
+}
+
 /* The four result words r_[] into the .v4 destination of type ty. */
 static int store_results(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *d,
 			 enum ptx_type ty)
@@ -123,17 +146,13 @@ static int store_results(struct tr *t, const struct ptx_insn *in, const struct p
 static int emit_sample(struct tr *t, const struct ptx_insn *in, uint32_t dims, enum ptx_type dty,
 		       enum ptx_type cty, const char *helper, int comp)
 {
-	struct strbuf h = STRBUF_INIT, c = STRBUF_INIT;
-	const struct ptx_operand *coords;
-	uint32_t n;
+	struct strbuf h = STRBUF_INIT;
 	int rc = -1;
 
-	if (object_operand(t, in, &in->ops[1], dims + layered(in), &h, &coords, &n) ||
-	    coord_array(t, in, coords, dims, cty, &c))
+	if (open_lanes(t, in, &in->ops[1], dims, cty, &h))
 		goto out;
-	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "%s\t\t\tuint32_t r_[4];\n\t\t\tif (%s(w, l, %s, c_, ly_, ", c.buf,
-		helper, h.buf);
+	sb_addf(&t->code, "\t\t\tuint32_t r_[4];\n\t\t\tif (%s(w, l, %s, c_, ly_, ", helper,
+		h.buf);
 	if (comp >= 0)
 		sb_addf(&t->code, "%d, ", comp);
 	sb_adds(&t->code, "r_)) return;\n");
@@ -143,7 +162,6 @@ static int emit_sample(struct tr *t, const struct ptx_insn *in, uint32_t dims, e
 	rc = 0;
 out:
 	sb_free(&h);
-	sb_free(&c);
 	return rc;
 }
 
@@ -231,23 +249,20 @@ static int data_shape_ok(const struct ptx_operand *v, uint32_t vec)
 static int emit_surface(struct tr *t, const struct ptx_insn *in)
 {
 	int store = !strcmp(in->opcode, "sust");
-	const struct ptx_operand *coords, *data = &in->ops[store ? 1 : 0];
-	struct strbuf h = STRBUF_INIT, c = STRBUF_INIT, e = STRBUF_INIT;
+	const struct ptx_operand *data = &in->ops[store ? 1 : 0];
+	struct strbuf h = STRBUF_INIT, e = STRBUF_INIT;
 	enum ptx_type ty;
-	uint32_t vec, mode, n, dims, size;
+	uint32_t vec, mode, size;
 	int rc = -1;
 
 	if (surface_shape(t, in, &ty, &vec, &mode))
 		return -1;
 	if (!data_shape_ok(data, vec))
 		return tr_unsupported(t, in, "vector shape");
-	dims = geometry(in);
 	size = tr_size(ty);
-	if (object_operand(t, in, &in->ops[store ? 0 : 1], dims + layered(in), &h, &coords, &n) ||
-	    coord_array(t, in, coords, dims, PTX_T_S32, &c))
+	if (open_lanes(t, in, &in->ops[store ? 0 : 1], geometry(in), PTX_T_S32, &h))
 		goto out;
-	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "%s\t\t\tunsigned char sb_[32];\n", c.buf);
+	sb_adds(&t->code, "\t\t\tunsigned char sb_[32];\n");
 	for (uint32_t k = 0; store && k < vec; k++) {
 		sb_reset(&e);
 		if (tr_src(t, in, data_elem(data, k), ty, &e))
@@ -267,7 +282,6 @@ static int emit_surface(struct tr *t, const struct ptx_insn *in)
 	rc = 0;
 out:
 	sb_free(&h);
-	sb_free(&c);
 	sb_free(&e);
 	return rc;
 }
