@@ -457,16 +457,25 @@ static void call_end(struct call *c)
 	c->reply = NULL;
 }
 
-/* A request whose reply carries only the error. */
-static cudaError_t call_simple(struct ag_backend *b, unsigned op, struct ag_wbuf *req)
+/* A request whose reply carries the error and one u64, *v (0 when the
+ * call failed), or only the error where v is NULL. */
+static cudaError_t call_u64(struct ag_backend *b, unsigned op, struct ag_wbuf *req, uint64_t *v)
 {
 	struct call c;
 	struct ag_rbuf r;
 	cudaError_t e = call_io(b, &c, op, req, NULL, 0, NULL, 0, &r);
 
+	if (v)
+		*v = e == cudaSuccess ? ag_get_u64(&r) : 0;
 	call_end(&c);
 	ag_wbuf_free(req);
 	return e;
+}
+
+/* A request whose reply carries only the error. */
+static cudaError_t call_simple(struct ag_backend *b, unsigned op, struct ag_wbuf *req)
+{
+	return call_u64(b, op, req, NULL);
 }
 
 /* A request whose reply carries one u32 handle. */
@@ -686,17 +695,10 @@ static cudaError_t remote_mem_alloc(struct ag_backend *b, uint64_t size,
 				    enum ag_mem_kind kind, ag_dptr *out)
 {
 	struct ag_wbuf w = { 0 };
-	struct call c;
-	struct ag_rbuf r;
-	cudaError_t e;
 
 	ag_put_u64(&w, size);
 	ag_put_u32(&w, kind);
-	e = call_io(b, &c, AG_OP_MEM_ALLOC, &w, NULL, 0, NULL, 0, &r);
-	*out = e == cudaSuccess ? ag_get_u64(&r) : 0;
-	call_end(&c);
-	ag_wbuf_free(&w);
-	return e;
+	return call_u64(b, AG_OP_MEM_ALLOC, &w, out);
 }
 
 static cudaError_t remote_mem_free(struct ag_backend *b, ag_dptr p)
@@ -1124,18 +1126,12 @@ static cudaError_t remote_tex_create(struct ag_backend *b, const struct ag_tex_d
 				     uint64_t *handle)
 {
 	struct ag_wbuf w = { 0 };
-	struct call c;
-	struct ag_rbuf r;
 	cudaError_t e;
 
 	ag_put_tex_desc(&w, d);
-	e = call_io(b, &c, AG_OP_TEX_CREATE, &w, NULL, 0, NULL, 0, &r);
-	*handle = e == cudaSuccess ? ag_get_u64(&r) : 0;
-	if (e == cudaSuccess && (r.bad || !*handle))
-		e = cudaErrorUnknown;
-	call_end(&c);
-	ag_wbuf_free(&w);
-	return e;
+	e = call_u64(b, AG_OP_TEX_CREATE, &w, handle);
+	/* A reply too short for the handle reads as 0 too. */
+	return e == cudaSuccess && !*handle ? cudaErrorUnknown : e;
 }
 
 static cudaError_t remote_tex_destroy(struct ag_backend *b, uint64_t handle)
