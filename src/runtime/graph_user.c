@@ -203,26 +203,29 @@ static struct rt_user_object *lock_object(cudaUserObject_t h, unsigned int count
 	return o;
 }
 
-RT_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
+/* The caller's count references to h more (retain) or fewer. */
+static cudaError_t adjust_refs(cudaUserObject_t h, unsigned int count, int retain)
 {
-	struct rt_user_object *o = lock_object(object, count);
+	struct rt_user_object *o = lock_object(h, count);
 
 	if (!o)
 		return rt_error(cudaErrorInvalidValue);
-	o->refs += count;
+	if (retain)
+		o->refs += count;
+	else
+		release_locked(o, count);
 	pthread_mutex_unlock(&lock);
 	return cudaSuccess;
 }
 
+RT_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
+{
+	return adjust_refs(object, count, 1);
+}
+
 RT_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
 {
-	struct rt_user_object *o = lock_object(object, count);
-
-	if (!o)
-		return rt_error(cudaErrorInvalidValue);
-	release_locked(o, count);
-	pthread_mutex_unlock(&lock);
-	return cudaSuccess;
+	return adjust_refs(object, count, 0);
 }
 
 /* cudaGraphUserObjectMove: the caller's references become the graph's. */
