@@ -31,6 +31,19 @@ static cudaError_t add_node(cudaGraphNode_t *pNode, cudaGraph_t graph,
 	return rt_error(e);
 }
 
+/* Adds a node with the parameters p that building gave; built is what
+ * building returned.  p's copies are freed here. */
+static cudaError_t add_built(cudaGraphNode_t *pNode, cudaGraph_t graph,
+			     const cudaGraphNode_t *deps, size_t ndeps, cudaError_t built,
+			     struct rt_node_params *p)
+{
+	cudaError_t e = built == cudaSuccess ? add_node(pNode, graph, deps, ndeps, p)
+					     : rt_error(built);
+
+	rt_params_free(p);
+	return e;
+}
+
 /* A kernel node's parameters from cudaKernelNodeParams: the arguments are
  * packed now, with the kernel's layout on the current device. */
 static cudaError_t kernel_params(const struct cudaKernelNodeParams *kp,
@@ -74,13 +87,9 @@ RT_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph
 					  const struct cudaKernelNodeParams *pNodeParams)
 {
 	struct rt_node_params p;
-	cudaError_t e = kernel_params(pNodeParams, &p);
 
-	if (e != cudaSuccess)
-		return rt_error(e);
-	e = add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
-	rt_params_free(&p);
-	return e;
+	return add_built(pGraphNode, graph, pDependencies, numDependencies,
+			 kernel_params(pNodeParams, &p), &p);
 }
 
 static cudaError_t copy_params(const struct cudaMemcpy3DParms *cp, struct rt_node_params *p)
@@ -108,11 +117,9 @@ RT_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph
 					  const struct cudaMemcpy3DParms *pCopyParams)
 {
 	struct rt_node_params p;
-	cudaError_t e = copy_params(pCopyParams, &p);
 
-	if (e != cudaSuccess)
-		return rt_error(e);
-	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+	return add_built(pGraphNode, graph, pDependencies, numDependencies,
+			 copy_params(pCopyParams, &p), &p);
 }
 
 /* A 1D copy as the 3D parameters memcpy nodes keep. */
@@ -178,11 +185,9 @@ RT_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, c
 						  enum cudaMemcpyKind kind)
 {
 	struct rt_node_params p;
-	cudaError_t e = symbol_params(1, symbol, (void *)src, count, offset, kind, &p);
 
-	if (e != cudaSuccess)
-		return rt_error(e);
-	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+	return add_built(pGraphNode, graph, pDependencies, numDependencies,
+			 symbol_params(1, symbol, (void *)src, count, offset, kind, &p), &p);
 }
 
 RT_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode,
@@ -193,11 +198,9 @@ RT_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode,
 						    enum cudaMemcpyKind kind)
 {
 	struct rt_node_params p;
-	cudaError_t e = symbol_params(0, symbol, dst, count, offset, kind, &p);
 
-	if (e != cudaSuccess)
-		return rt_error(e);
-	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+	return add_built(pGraphNode, graph, pDependencies, numDependencies,
+			 symbol_params(0, symbol, dst, count, offset, kind, &p), &p);
 }
 
 static cudaError_t fill_params(const struct cudaMemsetParams *m, struct rt_node_params *p)
@@ -218,11 +221,9 @@ RT_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph
 					  const struct cudaMemsetParams *pMemsetParams)
 {
 	struct rt_node_params p;
-	cudaError_t e = fill_params(pMemsetParams, &p);
 
-	if (e != cudaSuccess)
-		return rt_error(e);
-	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+	return add_built(pGraphNode, graph, pDependencies, numDependencies,
+			 fill_params(pMemsetParams, &p), &p);
 }
 
 static cudaError_t host_params(const struct cudaHostNodeParams *hp, struct rt_node_params *p)
@@ -241,11 +242,9 @@ RT_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t
 					const struct cudaHostNodeParams *pNodeParams)
 {
 	struct rt_node_params p;
-	cudaError_t e = host_params(pNodeParams, &p);
 
-	if (e != cudaSuccess)
-		return rt_error(e);
-	return add_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+	return add_built(pGraphNode, graph, pDependencies, numDependencies,
+			 host_params(pNodeParams, &p), &p);
 }
 
 RT_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -276,9 +275,7 @@ static cudaError_t add_event_node(cudaGraphNode_t *pNode, cudaGraph_t graph,
 {
 	struct rt_node_params p;
 
-	if (event_params(event, type, &p) != cudaSuccess)
-		return rt_error(cudaErrorInvalidValue);
-	return add_node(pNode, graph, deps, ndeps, &p);
+	return add_built(pNode, graph, deps, ndeps, event_params(event, type, &p), &p);
 }
 
 RT_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
