@@ -5,7 +5,8 @@
  * mapa/getctarank/isspacep on shared::cluster addresses, st.async with an
  * mbarrier waiting for its bytes, the 1D bulk copies (cp.async.bulk from
  * global into shared memory completing on an mbarrier, and back with a
- * bulk group; also through cuda::memcpy_async), and the refusal of
+ * bulk group; also through cuda::memcpy_async and
+ * cuda::device::memcpy_async_tx), red.async, and the refusal of
  * launches that ask for bigger clusters.
  */
 // nvcc-flags: -arch=sm_90 -std=c++17
@@ -198,6 +199,30 @@ __global__ void bulk_memcpy_async(const int *in, int *out)
 	out[blockIdx.x * N + threadIdx.x] = s[N - 1 - threadIdx.x] + 1;
 }
 
+/* The copy by one thread through cuda::device::memcpy_async_tx, which
+ * completes its bytes on the barrier before that thread's
+ * barrier_arrive_tx expects them. */
+__global__ void bulk_memcpy_async_tx(const int *in, int *out)
+{
+	__shared__ __align__(16) int s[N];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+	__shared__ cuda::barrier<cuda::thread_scope_block> bar;
+	cuda::barrier<cuda::thread_scope_block>::arrival_token tok;
+
+	if (threadIdx.x == 0)
+		init(&bar, blockDim.x);
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		cuda::device::memcpy_async_tx(s, in + blockIdx.x * N,
+					      cuda::aligned_size_t<16>(sizeof(s)), bar);
+		tok = cuda::device::barrier_arrive_tx(bar, 1, sizeof(s));
+	} else {
+		tok = bar.arrive();
+	}
+	bar.wait(std::move(tok));
+	out[blockIdx.x * N + threadIdx.x] = s[threadIdx.x] - 3;
+}
+
 static void check_regs(void)
 {
 	unsigned *d, h[BLOCKS * R_COUNT];
@@ -277,6 +302,12 @@ static void check_bulk(void)
 		check(h[i] == j * 7 - 100 + 1, "bulk_memcpy_async [%d] = %d, want %d", i, h[i],
 		      j * 7 - 100 + 1);
 	}
+	bulk_memcpy_async_tx<<<BLOCKS, N>>>(in, out);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < BLOCKS * N; i++)
+		check(h[i] == i * 7 - 100 - 3, "bulk_memcpy_async_tx [%d] = %d, want %d", i, h[i],
+		      i * 7 - 100 - 3);
 	CK(cudaFree(in));
 	CK(cudaFree(out));
 }
