@@ -245,6 +245,22 @@ cudaError_t rt_graph_add(struct rt_graph *g, const struct rt_node_params *p,
 	pthread_mutex_unlock(&rt_graph_lock);
 	return e;
 }
+
+cudaError_t rt_graph_add_checked(cudaGraphNode_t *pNode, cudaGraph_t graph,
+				 const cudaGraphNode_t *deps, size_t ndeps,
+				 const struct rt_node_params *p)
+{
+	struct rt_graph *g;
+	cudaError_t e = cudaErrorInvalidValue;
+
+	pthread_mutex_lock(&rt_graph_lock);
+	g = rt_graph_find(graph, RT_TAG_GRAPH);
+	if (g && pNode)
+		e = rt_graph_add_locked(g, p, (struct rt_node *const *)deps, ndeps,
+					(struct rt_node **)pNode);
+	pthread_mutex_unlock(&rt_graph_lock);
+	return e;
+}
 /* A walk up from b, visiting each ancestor once. */
 int rt_node_precedes(const struct rt_node *a, const struct rt_node *b)
 {

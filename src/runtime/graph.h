@@ -49,6 +49,12 @@ struct rt_graph *rt_graph_new(void);
 void rt_graph_free(struct rt_graph *g);
 cudaError_t rt_graph_add(struct rt_graph *g, const struct rt_node_params *p,
 			 struct rt_node *const *deps, size_t ndeps, struct rt_node **out);
+/* rt_graph_add with the program's handles: cudaErrorInvalidValue when
+ * graph is not a live graph or pNode is NULL.  The caller makes an error
+ * the thread's last error (rt_error). */
+cudaError_t rt_graph_add_checked(cudaGraphNode_t *pNode, cudaGraph_t graph,
+				 const cudaGraphNode_t *deps, size_t ndeps,
+				 const struct rt_node_params *p);
 /* Edge data other than all zeros (programmatic ports) is not supported. */
 int rt_plain_edges(const cudaGraphEdgeData *ed, size_t n);
 /* g is a live graph and nodes are n distinct nodes of it. */

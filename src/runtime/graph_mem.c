@@ -322,22 +322,6 @@ static int alloc_params_ok(const struct cudaMemAllocNodeParams *np)
 	       access_ok(np->accessDescs, np->accessDescCount);
 }
 
-static cudaError_t add_mem_node(cudaGraphNode_t *pNode, cudaGraph_t graph,
-				const cudaGraphNode_t *deps, size_t ndeps,
-				const struct rt_node_params *p)
-{
-	struct rt_graph *g;
-	cudaError_t e = cudaErrorInvalidValue;
-
-	pthread_mutex_lock(&rt_graph_lock);
-	g = rt_graph_find(graph, RT_TAG_GRAPH);
-	if (g && pNode)
-		e = rt_graph_add_locked(g, p, (struct rt_node *const *)deps, ndeps,
-					(struct rt_node **)pNode);
-	pthread_mutex_unlock(&rt_graph_lock);
-	return e;
-}
-
 RT_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
 					    const cudaGraphNode_t *pDependencies,
 					    size_t numDependencies,
@@ -361,7 +345,7 @@ RT_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGra
 	p.u.mem.descs = (struct cudaMemAccessDesc *)nodeParams->accessDescs;
 	p.u.mem.ndescs = nodeParams->accessDescCount;
 	p.u.mem.bytes = nodeParams->bytesize;
-	e = add_mem_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+	e = rt_graph_add_checked(pGraphNode, graph, pDependencies, numDependencies, &p);
 	if (e == cudaSuccess)
 		nodeParams->dptr = rt_gmem_ptr(m);
 	rt_gmem_unref(m);
@@ -376,7 +360,7 @@ RT_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGrap
 	cudaError_t e;
 
 	p.u.mem.mem = rt_gmem_find(dptr);
-	e = add_mem_node(pGraphNode, graph, pDependencies, numDependencies, &p);
+	e = rt_graph_add_checked(pGraphNode, graph, pDependencies, numDependencies, &p);
 	rt_gmem_unref(p.u.mem.mem);
 	return rt_error(e);
 }

@@ -17,18 +17,7 @@ static cudaError_t add_node(cudaGraphNode_t *pNode, cudaGraph_t graph,
 			    const cudaGraphNode_t *deps, size_t ndeps,
 			    const struct rt_node_params *p)
 {
-	struct rt_graph *g;
-	cudaError_t e = cudaErrorInvalidValue;
-
-	if (!pNode)
-		return rt_error(e);
-	pthread_mutex_lock(&rt_graph_lock);
-	g = rt_graph_find(graph, RT_TAG_GRAPH);
-	if (g)
-		e = rt_graph_add_locked(g, p, (struct rt_node *const *)deps, ndeps,
-				     (struct rt_node **)pNode);
-	pthread_mutex_unlock(&rt_graph_lock);
-	return rt_error(e);
+	return rt_error(rt_graph_add_checked(pNode, graph, deps, ndeps, p));
 }
 
 /* Adds a node with the parameters p that building gave; built is what
