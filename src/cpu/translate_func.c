@@ -363,8 +363,10 @@ static int barrier_operands(struct tr *t, const struct ptx_insn *in, uint32_t fi
  * arrive at barrier a (with b threads, or all) and, except for arrive,
  * wait, resuming at the next block (bar.red: at a block that reads the
  * result); ag_bar_arrive counts the warp's arrival and may complete the
- * barrier at once.  A cluster is one block: barrier.cluster.wait is
- * barrier 0 of the block and barrier.cluster.arrive arrives nowhere.
+ * barrier at once.  barrier.cluster.arrive{.relaxed} and
+ * barrier.cluster.wait{.acquire} are the arrival at AG_CLUSTER_BAR (a
+ * cluster is one block) and the wait for the generation the lane arrived
+ * in.
  */
 static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 {
@@ -394,7 +396,7 @@ static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 	if (red)
 		resume = t->nbb + t->nextra++;
 	if (cluster) {
-		sb_adds(&a, "0u");
+		sb_adds(&a, "AG_CLUSTER_BAR");
 		sb_adds(&cnt, "0u");
 		has_n = 0;
 	} else if (barrier_operands(t, in, first, red ? nops - 1 : nops, &a, &cnt, &has_n) ||
@@ -409,16 +411,23 @@ static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 	} else {
 		sb_adds(&t->code, "1");
 	}
-	sb_addf(&t->code, ") {\n\t\t\t\tba[l] = %s;\n\t\t\t\tbn[l] = %s;\n"
-		"\t\t\t\tif (ag_bar_bad(w, l, ba[l], bn[l], %d)) return;\n"
-		"\t\t\t\tbl |= %du << l;\n", a.buf, cnt.buf, has_n, wait || !cluster);
+	sb_addf(&t->code, ") {\n\t\t\t\tba[l] = %s;\n\t\t\t\tbn[l] = %s;\n", a.buf, cnt.buf);
+	if (!cluster)
+		sb_addf(&t->code, "\t\t\t\tif (ag_bar_bad(w, l, ba[l], bn[l], %d)) return;\n", has_n);
+	sb_addf(&t->code, "\t\t\t\tbl |= %du << l;\n", !cluster || !wait);
+	if (cluster && !wait)
+		sb_adds(&t->code, "\t\t\t\tW->ln.cgen[l] = w->bar->gen[ba[l]];\n");
 	if (red)
 		sb_addf(&t->code, "\t\t\t\tw->bar->%s[ba[l]][w->bar->gen[ba[l]] & 1] %s (%s);\n",
 			op, acc, p.buf);
 	if (wait)
-		sb_addf(&t->code, "\t\t\t\tW->ln.st[l] = AG_WAIT;\n\t\t\t\tW->ln.pc[l] = %u;\n"
+		/* a cluster wait whose barrier already completed runs on: a
+		 * round of waiting lanes only would be a deadlock */
+		sb_addf(&t->code, "\t\t\t\tW->ln.st[l] = %s;\n\t\t\t\tW->ln.pc[l] = %u;\n"
 			"\t\t\t\tW->ln.bid[l] = (uint8_t)ba[l];\n"
-			"\t\t\t\tW->ln.bgen[l] = w->bar->gen[ba[l]];\n", resume);
+			"\t\t\t\tW->ln.bgen[l] = %s;\n",
+			cluster ? "w->bar->gen[ba[l]] == W->ln.cgen[l] ? AG_WAIT : AG_RUN" : "AG_WAIT",
+			resume, cluster ? "W->ln.cgen[l]" : "w->bar->gen[ba[l]]");
 	sb_adds(&t->code, "\t\t\t}\n\t\t}\n\t\tag_bar_arrive(w, ba, bn, bl);\n\t\t}\n");
 	rc = red ? emit_barrier_red_resume(t, in, op, resume) : 0;
 out:

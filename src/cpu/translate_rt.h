@@ -34,13 +34,17 @@ typedef void (*ag_run_fn)(struct ag_warp *w, void *frame, unsigned char *const *
  * want[a], or without one (want 0) 32 times the warps that have a
  * non-exited lane.  Completing bumps gen[a]: lanes waiting with an older
  * generation run again (ag_pick).  bar.red keeps the reductions of the open
- * generation and of the one just completed, which released lanes read. */
+ * generation and of the one just completed, which released lanes read.
+ * A seventeenth, AG_CLUSTER_BAR, is barrier.cluster's: every block is a
+ * cluster of its own, so its arrivals are the block's threads. */
+#define AG_CLUSTER_BAR 16
+#define AG_NBAR 17
 struct ag_bar {
-	uint32_t count[16], want[16], gen[16];
+	uint32_t count[AG_NBAR], want[AG_NBAR], gen[AG_NBAR];
 	uint32_t events;        /* completions and mbarrier changes: progress */
 	uint32_t open;          /* barriers with arrivals not yet completed */
-	uint32_t popc[16][2];
-	uint8_t and_[16][2], or_[16][2];
+	uint32_t popc[AG_NBAR][2];
+	uint8_t and_[AG_NBAR][2], or_[AG_NBAR][2];
 	struct ag_warp *ws;
 	unsigned nw;
 };
@@ -68,7 +72,7 @@ struct ag_warp {
 	uint32_t exited;        /* lanes that have executed exit */
 	uint32_t outside;       /* live lanes outside the device function
 				 * with barriers the warp is in */
-	uint32_t arr[16];       /* lanes arrived at each barrier, warp not yet */
+	uint32_t arr[AG_NBAR];  /* lanes arrived at each barrier, warp not yet */
 	struct ag_co *co;       /* NULL: the warp runs on the worker's stack */
 	const unsigned char *lframe;    /* the kernel frames of the block */
 	size_t lsize;
@@ -83,6 +87,8 @@ struct ag_lanes {
 	uint8_t cc[32];         /* carry flag of add.cc/sub.cc and friends */
 	uint8_t bid[32];        /* the barrier a waiting lane waits at */
 	uint32_t bgen[32];      /* and its generation then */
+	uint32_t cgen[32];      /* AG_CLUSTER_BAR's generation at the lane's
+				 * barrier.cluster.arrive, which its wait awaits */
 };
 
 typedef void (*ag_func_fn)(struct ag_warp *w, uint8_t *m, unsigned char *const *a);
@@ -358,7 +364,7 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 	int ok = ws && fr && (cos || !co);
 
 	memset(&bar, 0, sizeof(bar));
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < AG_NBAR; i++)
 		bar.and_[i][0] = 1;
 	bar.ws = ws;
 	bar.nw = nw;

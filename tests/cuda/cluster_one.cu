@@ -1,7 +1,8 @@
 /*
  * cluster_one: sm_90 programs whose blocks are clusters of one (the
  * default without cluster dimensions): the cluster special registers,
- * cooperative_groups::this_cluster() (sync, ranks, map_shared_rank),
+ * cooperative_groups::this_cluster() (sync, its arrive and wait apart,
+ * ranks, map_shared_rank),
  * mapa/getctarank/isspacep on shared::cluster addresses, st.async with an
  * mbarrier waiting for its bytes, the 1D bulk copies (cp.async.bulk from
  * global into shared memory completing on an mbarrier, and back with a
@@ -73,6 +74,33 @@ __global__ void cluster_regs(unsigned *out)
 	cl.sync();
 	/* the value through the mapped address of the neighbour */
 	atomicAdd(&o[R_SUM], *mine);
+}
+
+/* barrier.cluster.arrive and .wait apart: the second warp arrives and
+ * then waits for a flag that the first warp sets only after its own
+ * wait returned, which it does once every thread has arrived. */
+__global__ void cluster_split(int *out)
+{
+	__shared__ volatile int flag;
+	cg::cluster_group cl = cg::this_cluster();
+	int seen;
+
+	if (threadIdx.x == 0)
+		flag = 0;
+	__syncthreads();
+	auto token = cl.barrier_arrive();
+	if (threadIdx.x < 32) {
+		cl.barrier_wait(std::move(token));
+		seen = 1;
+		if (threadIdx.x == 0)
+			flag = 1;
+	} else {
+		while (!flag)
+			;
+		seen = flag;
+		cl.barrier_wait(std::move(token));
+	}
+	out[blockIdx.x * 64 + threadIdx.x] = seen;
 }
 
 /* shared::cluster addresses of the own block in PTX: mapa with rank 0,
@@ -244,6 +272,19 @@ static void check_regs(void)
 	CK(cudaFree(d));
 }
 
+static void check_split(void)
+{
+	int *d, h[BLOCKS * 64];
+
+	CK(cudaMalloc(&d, sizeof(h)));
+	cluster_split<<<BLOCKS, 64>>>(d);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < BLOCKS * 64; i++)
+		check(h[i] == 1, "cluster_split [%d] = %d, want 1", i, h[i]);
+	CK(cudaFree(d));
+}
+
 static void check_addresses(void)
 {
 	unsigned *d, h[N * 5];
@@ -344,6 +385,7 @@ static void check_launch_ex(void)
 int main(void)
 {
 	check_regs();
+	check_split();
 	check_addresses();
 	check_store_async();
 	check_bulk();
