@@ -13,6 +13,10 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <stdio.h>
+#include <sys/mman.h>
+
 #include "backend.h"
 
 static const struct ag_backend_ops *ops = &ag_cpu_backend;
@@ -133,6 +137,64 @@ static void test_mem_limit(void **state)
 	assert_int_equal(ops->mem_alloc(b, 256 << 10, AG_MEM_MANAGED, &q), cudaSuccess);
 	/* Left allocated: close() frees it (ASan would see a leak otherwise). */
 	ops->close(b);
+}
+
+/* Whether the mapping that holds p carries the huge page advice (VmFlags
+ * "hg" in /proc/self/smaps). */
+static int advised_huge(ag_dptr p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	unsigned long lo, hi;
+	int inside = 0, hg = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			inside = p >= lo && p < hi;
+		else if (inside && strncmp(line, "VmFlags:", 8) == 0)
+			hg = strstr(line, " hg") != NULL;
+	}
+	fclose(f);
+	return hg;
+}
+
+/* Allocations of 2 MiB and more: 2 MiB-aligned mappings advised to use
+ * huge pages, counted against the quota as the size asked for (rounded to
+ * 256, not to 2 MiB), usable to their end, gone from the address space
+ * once freed. */
+static void test_large_memory(void **state)
+{
+	struct ag_open_args args = { .mem_limit = 4 << 20 };
+	const uint64_t big = (3 << 20) + 100, rounded = (3 << 20) + 256;
+	struct ag_backend *b;
+	ag_dptr p, q;
+	unsigned char last[256], vec;
+
+	assert_int_equal(ops->open(0, &args, &b), cudaSuccess);
+	assert_int_equal(ops->mem_alloc(b, big, AG_MEM_DEVICE, &p), cudaSuccess);
+	assert_int_equal(p % (2 << 20), 0);
+	assert_true(advised_huge(p));
+	assert_int_equal(ops->memset(b, NULL, p, 0x5a, rounded, 0), cudaSuccess);
+	assert_int_equal(ops->copy_dtoh(b, NULL, last, p + rounded - sizeof(last), sizeof(last),
+					AG_HOST_PAGEABLE, 0), cudaSuccess);
+	assert_int_equal(last[0], 0x5a);
+	assert_int_equal(last[sizeof(last) - 1], 0x5a);
+	assert_int_equal(ops->copy_dtoh(b, NULL, last, p + rounded - 1, 2, AG_HOST_PAGEABLE, 0),
+			 cudaErrorInvalidValue);
+	assert_int_equal(ops->mem_free(b, p + (2 << 20)), cudaErrorInvalidValue);
+	/* The rest of the quota is exactly what the rounded size left. */
+	assert_int_equal(ops->mem_alloc(b, (4 << 20) - rounded + 1, AG_MEM_DEVICE, &q),
+			 cudaErrorMemoryAllocation);
+	assert_int_equal(ops->mem_alloc(b, (4 << 20) - rounded, AG_MEM_DEVICE, &q), cudaSuccess);
+	assert_int_equal(ops->mem_free(b, q), cudaSuccess);
+	assert_int_equal(ops->mem_free(b, p), cudaSuccess);
+	assert_int_equal(mincore((void *)(uintptr_t)p, 4096, &vec), -1);
+	assert_int_equal(errno, ENOMEM);
+	/* A large allocation left at close() is unmapped by it. */
+	assert_int_equal(ops->mem_alloc(b, 2 << 20, AG_MEM_DEVICE, &p), cudaSuccess);
+	ops->close(b);
+	assert_int_equal(mincore((void *)(uintptr_t)p, 4096, &vec), -1);
 }
 
 static void test_copies_and_memset(void **state)
@@ -326,6 +388,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory, setup, teardown),
 		cmocka_unit_test(test_mem_limit),
+		cmocka_unit_test(test_large_memory),
 		cmocka_unit_test_setup_teardown(test_copies_and_memset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pageable_async, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_order, setup, teardown),
