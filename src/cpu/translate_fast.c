@@ -228,13 +228,8 @@ static int scalar_branch(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t to;
 
-	if (tr_mods(t, in, ".uni", NULL, 0, NULL) || tr_nops(t, in, 1, 1))
+	if (tr_branch_target(t, in, &to))
 		return -1;
-	if (in->ops[0].kind != PTX_OP_SYM)
-		return tr_unsupported(t, in, "indirect branch");
-	to = tr_label_bb(t, in->ops[0].name);
-	if (to == UINT32_MAX)
-		return tr_fail(t, in->line, "branch to unknown label '%s'", in->ops[0].name);
 	tr_lanes_begin(t, in);
 	sb_addf(&t->code, "goto ag_L%u;\n", to);
 	tr_lanes_end(t);

@@ -223,19 +223,28 @@ static void add_callee(struct tr *t, uint32_t callee)
 	fi->callees[fi->ncallees++] = callee;
 }
 
+/* The basic block a direct branch (bra{.uni} label) goes to, in *to; -1
+ * with an error naming the branch otherwise. */
+int tr_branch_target(struct tr *t, const struct ptx_insn *in, uint32_t *to)
+{
+	if (tr_mods(t, in, ".uni", NULL, 0, NULL) || tr_nops(t, in, 1, 1))
+		return -1;
+	if (in->ops[0].kind != PTX_OP_SYM)
+		return tr_unsupported(t, in, "indirect branch");
+	*to = tr_label_bb(t, in->ops[0].name);
+	if (*to == UINT32_MAX)
+		return tr_fail(t, in->line, "branch to unknown label '%s'", in->ops[0].name);
+	return 0;
+}
+
 /* Each active lane (under the guard) to pc 'to'; the others of the block
  * to the next one. */
 static int emit_branch(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t to;
 
-	if (tr_mods(t, in, ".uni", NULL, 0, NULL) || tr_nops(t, in, 1, 1))
+	if (tr_branch_target(t, in, &to))
 		return -1;
-	if (in->ops[0].kind != PTX_OP_SYM)
-		return tr_unsupported(t, in, "indirect branch");
-	to = tr_label_bb(t, in->ops[0].name);
-	if (to == UINT32_MAX)
-		return tr_fail(t, in->line, "branch to unknown label '%s'", in->ops[0].name);
 	if (!in->guard) {
 		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n", to);
 		return 0;

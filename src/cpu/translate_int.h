@@ -102,6 +102,7 @@ extern const char ag_translate_prelude[];
 int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 const struct tr_sym *tr_lookup(const struct tr *t, const char *name);
 uint32_t tr_label_bb(const struct tr *t, const char *label);
+int tr_branch_target(struct tr *t, const struct ptx_insn *in, uint32_t *to);
 int tr_call_arg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 		const struct ptx_var *want, struct strbuf *sb);
 
