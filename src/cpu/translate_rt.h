@@ -346,6 +346,26 @@ static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 	} while (left && !b->error);
 }
 
+/* The thread indices of the block's nt threads, thread t in lane t % 32
+ * of warp t / 32, x fastest. */
+AG_INLINE void ag_set_tids(struct ag_warp *ws, unsigned nt, const unsigned *ntid)
+{
+	unsigned t, x = 0, y = 0, z = 0;
+
+	for (t = 0; t < nt; t++) {
+		ws[t / 32].tid[0][t % 32] = x;
+		ws[t / 32].tid[1][t % 32] = y;
+		ws[t / 32].tid[2][t % 32] = z;
+		if (++x == ntid[0]) {
+			x = 0;
+			if (++y == ntid[1]) {
+				y = 0;
+				z++;
+			}
+		}
+	}
+}
+
 /* Runs one block: sets up its warps (lanes past the block's threads start
  * as exited) and runs them between barriers.  co: every warp gets a stack
  * of its own (device functions with barriers); psize: the kernel's
@@ -356,7 +376,7 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 {
 	const struct ag_kernel_env *env = b->env;
 	unsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2];
-	unsigned nw = (nt + 31) / 32, i, l, t, x = 0, y = 0, z = 0;
+	unsigned nw = (nt + 31) / 32, i, l, t;
 	struct ag_bar bar;
 	struct ag_warp *ws = calloc(nw ? nw : 1, sizeof(*ws));
 	struct ag_co *cos = co ? calloc(nw ? nw : 1, sizeof(*cos)) : NULL;
@@ -383,16 +403,6 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 		ws[i].step = !co;
 		for (l = 0; l < 32; l++) {
 			t = i * 32 + l;
-			ws[i].tid[0][l] = x;
-			ws[i].tid[1][l] = y;
-			ws[i].tid[2][l] = z;
-			if (++x == env->ntid[0]) {
-				x = 0;
-				if (++y == env->ntid[1]) {
-					y = 0;
-					z++;
-				}
-			}
 			ln->pc[l] = 0;
 			ln->st[l] = t < nt ? AG_RUN : AG_EXIT;
 			ws[i].exited |= t < nt ? 0 : 1u << l;
@@ -400,8 +410,10 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 		if (co && ag_co_start(&ws[i], &cos[i], run, ln))
 			ok = 0;
 	}
-	if (ok)
+	if (ok) {
+		ag_set_tids(ws, nt, env->ntid);
 		ag_block_warps(b, ws, nw, fr, frame_size, run);
+	}
 	else
 		env->svc->fault(b, 2, "out of memory for the block's warps");
 	for (i = 0; cos && i < nw; i++)
