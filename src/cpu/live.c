@@ -164,103 +164,134 @@ static int is_barrier(const struct ptx_insn *in)
 	return !strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier");
 }
 
+/* The function's instructions as a graph, one bit set per instruction of
+ * what it reads (use), writes (def) and has live on entry (in) and exit
+ * (out), words 64-bit words each. */
+struct flow {
+	const struct ptx_insn **ins;
+	uint32_t n, words;
+	uint32_t *next, *jump;  /* successors; UINT32_MAX: none */
+	uint64_t *use, *def, *in, *out;
+};
+
+static uint64_t *flow_set(const struct flow *f, uint64_t *sets, uint32_t i)
+{
+	return &sets[(size_t)i * f->words];
+}
+
+/* Reads, writes and successors of every instruction; -1 when a branch
+ * cannot be followed. */
+static int flow_build(const struct ptx_func *fn, const uint32_t *at, const struct tr_live *lv,
+		      struct flow *f)
+{
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct ptx_insn *x = f->ins[i];
+		const char *d = insn_def(x);
+		struct names m = { 0 };
+
+		insn_regs(x, &m);
+		for (uint32_t j = d ? 1 : 0; j < m.n; j++)  /* m.v[0] is d when there is one */
+			set_bit(flow_set(f, f->use, i), names_find(lv, m.v[j]));
+		if (d)
+			set_bit(flow_set(f, f->def, i), names_find(lv, d));
+		free(m.v);
+		f->next[i] = i + 1;
+		f->jump[i] = UINT32_MAX;
+		if (!strcmp(x->opcode, "brx"))
+			return -1;
+		if (!strcmp(x->opcode, "bra")) {
+			if (x->nops != 1 || x->ops[0].kind != PTX_OP_SYM)
+				return -1;
+			f->jump[i] = label_target(fn, at, x->ops[0].name);
+			if (f->jump[i] == UINT32_MAX)
+				return -1;
+		}
+		if (!x->guard && (!strcmp(x->opcode, "bra") || !strcmp(x->opcode, "ret") ||
+				  !strcmp(x->opcode, "exit") || !strcmp(x->opcode, "trap")))
+			f->next[i] = UINT32_MAX;
+	}
+	return 0;
+}
+
+/* live out = live in of the successors; live in = use | (out & ~def),
+ * backwards until nothing changes. */
+static void flow_solve(struct flow *f)
+{
+	int changed;
+
+	do {
+		changed = 0;
+		for (uint32_t i = f->n; i-- > 0;) {
+			uint64_t *o = flow_set(f, f->out, i), *li = flow_set(f, f->in, i);
+			const uint64_t *u = flow_set(f, f->use, i), *d = flow_set(f, f->def, i);
+
+			for (uint32_t k = 0; k < f->words; k++) {
+				uint64_t v = 0, nv;
+
+				if (f->next[i] != UINT32_MAX)
+					v |= flow_set(f, f->in, f->next[i])[k];
+				if (f->jump[i] != UINT32_MAX)
+					v |= flow_set(f, f->in, f->jump[i])[k];
+				o[k] = v;
+				nv = u[k] | (v & ~d[k]);
+				changed |= nv != li[k];
+				li[k] = nv;
+			}
+		}
+	} while (changed);
+}
+
 struct tr_live *tr_live_barriers(const struct ptx_func *fn)
 {
 	struct names regs = { 0 };
 	struct tr_live *lv;
-	const struct ptx_insn **ins;
-	uint32_t *at, *next, *jump, n = 0, i, w, k;
-	uint64_t *use, *def, *in, *out;
-	int changed;
+	struct flow f = { 0 };
+	uint32_t *at, i;
+	size_t bytes;
 
 	if (redeclared(fn))
 		return NULL;
-	ins = xcalloc(fn->nbody + 1, sizeof(*ins));
+	f.ins = xcalloc(fn->nbody + 1, sizeof(*f.ins));
 	at = xcalloc(fn->nbody + 1, sizeof(*at));
 	for (i = 0; i < fn->nbody; i++) {
-		at[i] = n;      /* a label's instruction: the next one */
+		at[i] = f.n;    /* a label's instruction: the next one */
 		if (fn->body[i].kind == PTX_STMT_INSN) {
-			ins[n++] = &fn->body[i].u.insn;
-			insn_regs(ins[n - 1], &regs);
+			f.ins[f.n++] = &fn->body[i].u.insn;
+			insn_regs(f.ins[f.n - 1], &regs);
 		}
 	}
 	names_sort(&regs, 1);
 	lv = xcalloc(1, sizeof(*lv));
 	lv->names = regs.v;
 	lv->nnames = regs.n;
-	lv->words = (regs.n + 63) / 64 + 1;
-	w = lv->words;
-	use = xcalloc((size_t)(n + 1) * w, 8);
-	def = xcalloc((size_t)(n + 1) * w, 8);
-	in = xcalloc((size_t)(n + 1) * w, 8);
-	out = xcalloc((size_t)(n + 1) * w, 8);
-	next = xcalloc(n + 1, sizeof(*next));
-	jump = xcalloc(n + 1, sizeof(*jump));
-	for (i = 0; i < n && lv; i++) {
-		const struct ptx_insn *x = ins[i];
-		const char *d = insn_def(x);
-		struct names m = { 0 };
-		uint32_t j;
-
-		insn_regs(x, &m);
-		for (j = d ? 1 : 0; j < m.n; j++)   /* m.v[0] is d when there is one */
-			set_bit(&use[(size_t)i * w], names_find(lv, m.v[j]));
-		if (d)
-			set_bit(&def[(size_t)i * w], names_find(lv, d));
-		free(m.v);
-		next[i] = i + 1;
-		jump[i] = UINT32_MAX;
-		if (!strcmp(x->opcode, "bra")) {
-			if (x->nops != 1 || x->ops[0].kind != PTX_OP_SYM ||
-			    (jump[i] = label_target(fn, at, x->ops[0].name)) == UINT32_MAX) {
-				tr_live_free(lv);
-				lv = NULL;
-				break;
+	lv->words = f.words = regs.n ? (regs.n + 63) / 64 : 1;
+	bytes = (size_t)(f.n + 1) * f.words * 8;
+	f.use = xcalloc(1, bytes);
+	f.def = xcalloc(1, bytes);
+	f.in = xcalloc(1, bytes);
+	f.out = xcalloc(1, bytes);
+	f.next = xcalloc(f.n + 1, sizeof(*f.next));
+	f.jump = xcalloc(f.n + 1, sizeof(*f.jump));
+	if (flow_build(fn, at, lv, &f)) {
+		tr_live_free(lv);
+		lv = NULL;
+	} else {
+		flow_solve(&f);
+		for (i = 0; i < f.n; i++)
+			if (is_barrier(f.ins[i])) {
+				lv->after = xrealloc(lv->after, (size_t)(lv->nbar + 1) * f.words * 8);
+				memcpy(&lv->after[(size_t)lv->nbar++ * f.words], flow_set(&f, f.out, i),
+				       (size_t)f.words * 8);
 			}
-			if (!x->guard)
-				next[i] = UINT32_MAX;
-		} else if (!strcmp(x->opcode, "brx")) {
-			tr_live_free(lv);
-			lv = NULL;
-		} else if ((!strcmp(x->opcode, "ret") || !strcmp(x->opcode, "exit") ||
-			    !strcmp(x->opcode, "trap")) && !x->guard) {
-			next[i] = UINT32_MAX;
-		}
 	}
-	/* live out = live in of the successors; live in = use | (out & ~def),
-	 * backwards until nothing changes */
-	do {
-		changed = 0;
-		for (i = n; lv && i-- > 0;) {
-			uint64_t *o = &out[(size_t)i * w], *li = &in[(size_t)i * w];
-
-			for (k = 0; k < w; k++) {
-				uint64_t v = 0, nv;
-
-				if (next[i] != UINT32_MAX)
-					v |= in[(size_t)next[i] * w + k];
-				if (jump[i] != UINT32_MAX)
-					v |= in[(size_t)jump[i] * w + k];
-				o[k] = v;
-				nv = use[(size_t)i * w + k] | (v & ~def[(size_t)i * w + k]);
-				changed |= nv != li[k];
-				li[k] = nv;
-			}
-		}
-	} while (lv && changed);
-	for (i = 0; lv && i < n; i++)
-		if (is_barrier(ins[i])) {
-			lv->after = xrealloc(lv->after, (size_t)(lv->nbar + 1) * w * 8);
-			memcpy(&lv->after[(size_t)lv->nbar++ * w], &out[(size_t)i * w], (size_t)w * 8);
-		}
-	free(use);
-	free(def);
-	free(in);
-	free(out);
-	free(next);
-	free(jump);
+	free(f.use);
+	free(f.def);
+	free(f.in);
+	free(f.out);
+	free(f.next);
+	free(f.jump);
+	free(f.ins);
 	free(at);
-	free(ins);
 	return lv;
 }
 
