@@ -117,7 +117,7 @@ static const char *insn_def(const struct ptx_insn *in)
 }
 
 /* 1 when some register name is declared twice. */
-static int redeclared(const struct ptx_func *fn)
+int tr_redeclared(const struct ptx_func *fn)
 {
 	struct names d = { 0 };
 	uint32_t i, k;
@@ -249,7 +249,7 @@ struct tr_live *tr_live_barriers(const struct ptx_func *fn)
 	uint32_t *at, i;
 	size_t bytes;
 
-	if (redeclared(fn))
+	if (tr_redeclared(fn))
 		return NULL;
 	f.ins = xcalloc(fn->nbody + 1, sizeof(*f.ins));
 	at = xcalloc(fn->nbody + 1, sizeof(*at));

@@ -195,6 +195,7 @@ static void emit_slot_macros(struct tr *t, uint32_t k, const struct tr_live *lv,
 {
 	struct strbuf save = STRBUF_INIT, load = STRBUF_INIT, name = STRBUF_INIT;
 	uint32_t i, j;
+	int based;
 
 	for (i = 0; i < t->nregs; i++) {
 		const struct tr_sym *s = &t->regs[i];
@@ -204,10 +205,16 @@ static void emit_slot_macros(struct tr *t, uint32_t k, const struct tr_live *lv,
 			sb_addf(&name, s->range ? "%s%u" : "%s", s->name, j);
 			if (!tr_live_after(lv, k, name.buf))
 				continue;
+			/* a register's base (affine.c) travels with it */
+			based = tr_aff_based(t->aff, name.buf);
 			sb_reset(&name);
 			sb_addf(&name, s->range ? "r%u_%u" : "r%u", s->id, j);
 			sb_addf(&save, " S->%s = %s;", name.buf, name.buf);
 			sb_addf(&load, " %s = S->%s;", name.buf, name.buf);
+			if (based) {
+				sb_addf(&save, " S->%sb = %sb;", name.buf, name.buf);
+				sb_addf(&load, " %sb = S->%sb;", name.buf, name.buf);
+			}
 		}
 	}
 	sb_addf(out, "#define AG_SAVE%u_%u%s\n#define AG_RESTORE%u_%u%s\n", t->fidx, k,
@@ -356,27 +363,41 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	sb_addf(out, "/* %s %s, one thread */\nstruct ag_sf%u {\n\tstruct ag_lanes ln;\n%s};\n\n",
 		entry ? ".entry" : ".func", t->fn->name, fidx, t->frame.buf ? t->frame.buf : "");
 	if (entry)
+		/* the launch's sizes, the parameters and threadIdx come from the
+		 * block function, where the thread loop sees that they do not
+		 * change; threadIdx.x is the loop's variable ag_x */
 		sb_addf(out, "struct ag_sv%u {\n\tstruct ag_sf%u fr;\n%s};\n\n"
 			"static inline __attribute__((always_inline)) void ag_t%u(struct ag_warp *w, "
-			"const unsigned l, unsigned char *const *a, unsigned *ex, struct ag_sv%u *S)\n"
-			"{\n\tstruct ag_sf%u *const W = &S->fr;\n",
+			"const unsigned l, unsigned char *const *a, unsigned *ex, struct ag_sv%u *S,\n"
+			"\tconst unsigned char *const prm, const struct ag_dims *const d, "
+			"const int32_t ag_x, const uint32_t ag_tid1, const uint32_t ag_tid2)\n"
+			"{\n\tstruct ag_sf%u *const W = &S->fr;\n"
+			"\tstruct ag_block *const b = w->b;\n"
+			"\tunsigned char *const sh = b->shared;\n"
+			"\tconst uint32_t ag_tid0 = (uint32_t)ag_x;\n"
+			"\tconst uint32_t ag_ntid0 = d->ntid[0], ag_ntid1 = d->ntid[1], "
+			"ag_ntid2 = d->ntid[2];\n"
+			"\tconst uint32_t ag_ctaid0 = d->ctaid[0], ag_ctaid1 = d->ctaid[1], "
+			"ag_ctaid2 = d->ctaid[2];\n"
+			"\tconst uint32_t ag_nctaid0 = d->nctaid[0], ag_nctaid1 = d->nctaid[1], "
+			"ag_nctaid2 = d->nctaid[2];\n",
 			fidx, fidx, t->locals.buf ? t->locals.buf : "", fidx, fidx, fidx);
 	else
 		sb_addf(out, "static void ag_s%u(struct ag_warp *w, const unsigned l, "
 			"unsigned char *const *a, uint8_t *ex)\n"
-			"{\n\tstruct ag_sf%u fr, *const W = &fr;\n", fidx, fidx);
-	sb_addf(out, "\tstruct ag_block *const b = w->b;\n"
-		"\tunsigned char *const sh = b->shared;\n"
-		"\tconst unsigned char *const prm = b->env->params;\n"
-		"\tconst uint32_t ag_tid0 = w->tid[0][l], ag_tid1 = w->tid[1][l], "
-		"ag_tid2 = w->tid[2][l];\n"
-		"\tconst uint32_t ag_ntid0 = b->env->ntid[0], ag_ntid1 = b->env->ntid[1], "
-		"ag_ntid2 = b->env->ntid[2];\n"
-		"\tconst uint32_t ag_ctaid0 = b->ctaid[0], ag_ctaid1 = b->ctaid[1], "
-		"ag_ctaid2 = b->ctaid[2];\n"
-		"\tconst uint32_t ag_nctaid0 = b->env->nctaid[0], ag_nctaid1 = b->env->nctaid[1], "
-		"ag_nctaid2 = b->env->nctaid[2];\n%s\n"
-		"\t(void)W; (void)sh; (void)prm; (void)a; (void)ex;\n",
+			"{\n\tstruct ag_sf%u fr, *const W = &fr;\n"
+			"\tstruct ag_block *const b = w->b;\n"
+			"\tunsigned char *const sh = b->shared;\n"
+			"\tconst unsigned char *const prm = b->env->params;\n"
+			"\tconst uint32_t ag_tid0 = w->tid[0][l], ag_tid1 = w->tid[1][l], "
+			"ag_tid2 = w->tid[2][l];\n"
+			"\tconst uint32_t ag_ntid0 = b->env->ntid[0], ag_ntid1 = b->env->ntid[1], "
+			"ag_ntid2 = b->env->ntid[2];\n"
+			"\tconst uint32_t ag_ctaid0 = b->ctaid[0], ag_ctaid1 = b->ctaid[1], "
+			"ag_ctaid2 = b->ctaid[2];\n"
+			"\tconst uint32_t ag_nctaid0 = b->env->nctaid[0], ag_nctaid1 = b->env->nctaid[1], "
+			"ag_nctaid2 = b->env->nctaid[2];\n", fidx, fidx);
+	sb_addf(out, "%s\n\t(void)W; (void)sh; (void)prm; (void)a; (void)ex;\n",
 		t->locals.buf ? t->locals.buf : "");
 	if (entry)
 		emit_resume(t, out);
@@ -403,41 +424,63 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
 	return 0;
 }
 
-/* Each warp's thread indices, then each thread of the block in turn; with
- * barriers, rounds of that until every thread has finished.  Exited
- * threads count as arrived, as in lockstep. */
-/* The block function of a kernel without barriers: each thread runs to
- * its end before the next starts, so one slot serves them all, as lane 0
- * of a warp whose thread indices are the running thread's. */
-static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, struct strbuf *out)
+/* The start of both block functions: the launch's sizes, and the
+ * parameters copied into the block function's own array when no device
+ * function needs their original addresses (isspacep.param compares with
+ * them): the thread loop then knows that stores to device memory do not
+ * change them. */
+static void emit_block_start(uint32_t entry, uint32_t psize, int copy, struct strbuf *out)
 {
 	sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
-		"\tconst unsigned nx = env->ntid[0], ny = env->ntid[1], nz = env->ntid[2];\n"
-		"\tunsigned x, y, z, ex;\n"
-		"\tstruct ag_warp w = { .b = b, .nw = (nx * ny * nz + 31) / 32, .dyn = %u, "
-		".psize = %u };\n"
+		"\tconst struct ag_dims d = ag_dims_of(b);\n", entry);
+	if (copy)
+		sb_addf(out, "\t_Alignas(16) unsigned char prm[%u];\n\n"
+			"\tmemcpy(prm, env->params, %u);\n", psize ? psize : 1, psize);
+	else
+		sb_adds(out, "\tconst unsigned char *const prm = env->params;\n\n");
+}
+
+/* The block function of a kernel without barriers: each thread runs to
+ * its end before the next starts, so one slot serves them all, as lane 0
+ * of a warp whose thread indices are the running thread's.  The loop over
+ * threadIdx.x has no exit but its end, so that the C compiler may turn it
+ * into vector code; a thread that fails the launch (trap, assert) thus
+ * lets the rest of its row of threads run, as other threads of a GPU run
+ * on meanwhile. */
+static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
+			     struct strbuf *out)
+{
+	emit_block_start(entry, psize, copy, out);
+	sb_addf(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
+		"\tunsigned y, z, ex;\n"
+		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
+		".dyn = %u, .psize = %u };\n"
 		"\tstruct ag_sv%u *S = malloc(sizeof(*S));\n\n"
 		"\tif (!S) {\n"
 		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
 		"\t\treturn;\n\t}\n"
 		"\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
-		"\tfor (z = 0; z < nz; z++)\n\t\tfor (y = 0; y < ny; y++)\n"
-		"\t\t\tfor (x = 0; x < nx && !b->error; x++) {\n"
-		"\t\t\t\tw.tid[0][0] = x;\n\t\t\t\tw.tid[1][0] = y;\n\t\t\t\tw.tid[2][0] = z;\n"
-		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S);\n"
+		"\tfor (z = 0; z < d.ntid[2]; z++)\n"
+		"\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++)\n"
+		"\t\t\tfor (int32_t x = 0; x < nx; x++) {\n"
+		"\t\t\t\tw.tid[0][0] = (uint32_t)x;\n\t\t\t\tw.tid[1][0] = y;\n"
+		"\t\t\t\tw.tid[2][0] = z;\n"
+		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z);\n"
 		"\t\t\t}\n"
-		"\tfree(S);\n}\n\n", entry, dyn, psize, entry, entry);
+		"\tfree(S);\n}\n\n", dyn, psize, entry, entry);
 }
 
-/* The block function of a kernel with barriers: threads run in turn up to
- * the next barrier, each with a slot for its registers. */
-static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, struct strbuf *out)
+/* The block function of a kernel with barriers: each warp's thread
+ * indices once, then the threads run in turn up to the next barrier, each
+ * with a slot for its registers, in rounds until every thread has
+ * finished.  Exited threads count as arrived, as in lockstep. */
+static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
+		       struct strbuf *out)
 {
-	sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
-		"\tconst struct ag_kernel_env *env = b->env;\n"
-		"\tconst unsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2];\n"
+	emit_block_start(entry, psize, copy, out);
+	sb_addf(out, "\tconst unsigned nt = d.ntid[0] * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned nw = (nt + 31) / 32;\n"
 		"\tunsigned k, more;\n"
 		"\tstruct ag_sv%u *S = malloc((nt ? nt : 1) * sizeof(*S));\n"
@@ -446,8 +489,7 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, struct strb
 		"\tif (!S || !pc || !ws) {\n\t\tfree(S);\n\t\tfree(pc);\n\t\tfree(ws);\n"
 		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
 		"\t\treturn;\n\t}\n"
-		/* the warps and their thread indices once; isspacep.local
-		 * finds the threads' frames through lframe */
+		/* isspacep.local finds the threads' frames through lframe */
 		"\tfor (k = 0; k < nw; k++)\n"
 		"\t\tws[k] = (struct ag_warp){ .b = b, .id = k, .nw = nw, .dyn = %u, .psize = %u,\n"
 		"\t\t\t.lframe = (const unsigned char *)S, .lsize = nt * sizeof(*S),\n"
@@ -455,13 +497,15 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, struct strb
 		"\tag_set_tids(ws, nt, env->ntid);\n"
 		"\tdo {\n\t\tmore = 0;\n"
 		"\t\tfor (k = 0; k < nt && !b->error; k++) {\n"
+		"\t\t\tstruct ag_warp *const w = &ws[k / 32];\n\n"
 		"\t\t\tif (pc[k] == ~0u)\n\t\t\t\tcontinue;\n"
-		"\t\t\tag_t%u(&ws[k / 32], k %% 32, NULL, &pc[k], &S[k]);\n"
+		"\t\t\tag_t%u(w, k %% 32, NULL, &pc[k], &S[k], prm, &d, (int32_t)w->tid[0][k %% 32],\n"
+		"\t\t\t      w->tid[1][k %% 32], w->tid[2][k %% 32]);\n"
 		"\t\t\tmore |= pc[k] != ~0u;\n"
 		"\t\t}\n"
 		"\t} while (more && !b->error);\n"
 		"\tfree(ws);\n\tfree(S);\n\tfree(pc);\n}\n\n",
-		entry, entry, dyn, psize, entry);
+		entry, dyn, psize, entry);
 }
 
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
@@ -469,6 +513,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 {
 	struct reach_use u = { 0 };
 	uint32_t f, psize;
+	int calls = 0;
 
 	for (f = 0; f < t->m->nfuncs; f++)
 		if (seen[f])
@@ -494,9 +539,11 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	}
 	t->scalar = 0;
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
+	for (f = 0; f < t->m->nfuncs; f++)
+		calls |= seen[f] && f != entry;
 	if (t->nresume)
-		emit_block(entry, dyn, psize, out);
+		emit_block(entry, dyn, psize, !calls, out);
 	else
-		emit_block_plain(entry, dyn, psize, out);
+		emit_block_plain(entry, dyn, psize, !calls, out);
 	return 1;
 }

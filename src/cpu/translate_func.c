@@ -683,6 +683,7 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	};
 	tr_emit_fn fn = NULL;
 	size_t i;
+	int rc;
 
 	if (t->scalar && (fn = tr_fast_flow(in->opcode))) {
 		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
@@ -697,6 +698,9 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	else
 		tr_fuse(t, 0);
 	sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
+	rc = tr_aff_insn(t, in);
+	if (rc)
+		return rc < 0 ? -1 : 0;
 	if (is_block_barrier(in))
 		return emit_barrier(t, in);
 	if (!fn)
@@ -860,16 +864,23 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->nregs = 0;
 	t->nresume = 0;
 	declare_params(t);
+	if (t->scalar && t->fn->is_entry)
+		t->aff = tr_aff_scan(t->fn);
 	bb = split_blocks(t);
 	rc = emit_body(t, bb);
 	free(bb);
-	if (rc)
+	if (rc) {
+		tr_aff_free(t->aff);
+		t->aff = NULL;
 		return -1;
+	}
 	if (t->shared_size > shared_start && t->shared_size > t->fi[fidx].shared_end)
 		t->fi[fidx].shared_end = t->shared_size;
 	if (t->scalar) {
 		t->shared_size = shared_start;
 		tr_fast_function(t, fidx, out);
+		tr_aff_free(t->aff);
+		t->aff = NULL;
 	} else {
 		emit_run(t, fidx, out);
 	}

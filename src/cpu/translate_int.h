@@ -86,6 +86,7 @@ struct tr {
 	struct tr_sym *regs;    /* its registers, which barriers keep in the */
 	uint32_t nregs, capregs;        /* thread's slot S */
 	uint32_t nresume;       /* barriers: points where a thread resumes */
+	struct tr_aff *aff;     /* the kernel's registers with a base, or NULL */
 };
 
 /* translate.c */
@@ -122,6 +123,7 @@ int tr_dst(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	    enum ptx_space space, struct strbuf *sb);
 int tr_row(uint64_t size);
+int tr_reg_lvalue(struct tr *t, const char *name, struct strbuf *sb);
 void tr_wrap(struct strbuf *e, const char *fn);     /* e = fn(e) */
 void tr_lanes_begin(struct tr *t, const struct ptx_insn *in);
 void tr_lanes_end(struct tr *t);
@@ -167,6 +169,18 @@ struct tr_live;
 struct tr_live *tr_live_barriers(const struct ptx_func *fn);
 int tr_live_after(const struct tr_live *lv, uint32_t k, const char *reg);
 void tr_live_free(struct tr_live *lv);
+int tr_redeclared(const struct ptx_func *fn);   /* a register name declared twice */
+
+/* affine.c: registers of a kernel's scalar translation that are a base
+ * plus a constant multiple of %tid.x, whose widenings to 64 bits become
+ * affine in the thread loop.  tr_aff_scan: NULL when it cannot tell;
+ * tr_aff_insn, before an instruction is emitted: 1 when it emitted the
+ * instruction itself, 0 when the usual emitter is to, -1 on error. */
+struct tr_aff;
+struct tr_aff *tr_aff_scan(const struct ptx_func *fn);
+int tr_aff_insn(struct tr *t, const struct ptx_insn *in);
+int tr_aff_based(const struct tr_aff *a, const char *name);
+void tr_aff_free(struct tr_aff *a);
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 tr_emit_fn tr_fast_flow(const char *opcode);
 int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *rets,

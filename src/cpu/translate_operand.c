@@ -142,6 +142,16 @@ static void reg_lvalue(const struct tr_sym *s, const char *name, struct strbuf *
 		sb_addf(sb, "W->r%u[l]", s->id);
 }
 
+int tr_reg_lvalue(struct tr *t, const char *name, struct strbuf *sb)
+{
+	const struct tr_sym *s = tr_lookup(t, name);
+
+	if (!s || s->kind != TK_REG)
+		return -1;
+	reg_lvalue(s, name, sb);
+	return 0;
+}
+
 static void note_shared(struct tr *t, const struct tr_sym *s)
 {
 	struct tr_fninfo *fi = &t->fi[t->fidx];

@@ -522,6 +522,42 @@ AG_INLINE void ag_fault(struct ag_warp *w, unsigned l, int err, const char *what
 	w->b->env->svc->fault(w->b, err, what);
 }
 
+/* The fast path's thread loops (translate_fast.c): the launch's sizes and
+ * the block's index, copied where the loop can see that device memory
+ * does not change them. */
+struct ag_dims {
+	uint32_t ntid[3], ctaid[3], nctaid[3];
+};
+
+AG_INLINE struct ag_dims ag_dims_of(const struct ag_block *b)
+{
+	const struct ag_kernel_env *env = b->env;
+	struct ag_dims d = {
+		{ env->ntid[0], env->ntid[1], env->ntid[2] },
+		{ b->ctaid[0], b->ctaid[1], b->ctaid[2] },
+		{ env->nctaid[0], env->nctaid[1], env->nctaid[2] },
+	};
+
+	return d;
+}
+
+/* Whether base + c * x, for every x in [0, n), stays inside the int32
+ * (ag_sx_ok) or uint32 (ag_zx_ok) range as an integer: then widening the
+ * 32-bit sum gives the widened base plus c * x (affine.c). */
+AG_INLINE int ag_sx_ok(uint32_t base, int64_t c, uint32_t n)
+{
+	int64_t end = (int64_t)(int32_t)base + c * (int64_t)(n - 1);
+
+	return end >= INT32_MIN && end <= INT32_MAX;
+}
+
+AG_INLINE int ag_zx_ok(uint32_t base, int64_t c, uint32_t n)
+{
+	int64_t end = (int64_t)base + c * (int64_t)(n - 1);
+
+	return end >= 0 && end <= (int64_t)UINT32_MAX;
+}
+
 /* Bits. */
 AG_INLINE uint32_t ag_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 AG_INLINE float ag_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
