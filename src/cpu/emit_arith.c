@@ -299,7 +299,8 @@ static int emit_absneg(struct tr *t, const struct ptx_insn *in)
 }
 
 /* Float-only functions: fma, rcp, sqrt, rsqrt, the .approx family,
- * copysign.  The .approx ones use libm, more precise than the GPU's. */
+ * copysign.  The .approx ones use libm, more precise than the GPU's,
+ * except ex2, whose own version vectorizes (translate_rt.h). */
 static int emit_float_fn(struct tr *t, const struct ptx_insn *in)
 {
 	static const struct {
@@ -314,7 +315,7 @@ static int emit_float_fn(struct tr *t, const struct ptx_insn *in)
 		{ "rcp", ".rz .rm .rp .ftz", "ag_div_$Pr(1.0$F, $1, $M)", 1, 0 },
 		{ "sqrt", ".rz .rm .rp .ftz", "ag_sqrt_$Pr($1, $M)", 1, 0 },
 		{ "rsqrt", ".approx .ftz", "1.0$F / sqrt$F($1)", 1, 0 },
-		{ "ex2", ".approx .ftz", "exp2f($1)", 1, 1 },
+		{ "ex2", ".approx .ftz", "ag_ex2f($1)", 1, 1 },
 		{ "lg2", ".approx .ftz", "log2f($1)", 1, 1 },
 		{ "sin", ".approx .ftz", "sinf($1)", 1, 1 },
 		{ "cos", ".approx .ftz", "cosf($1)", 1, 1 },

@@ -35,9 +35,20 @@
 
 extern char **environ;
 
+/* Generated code never reads errno nor enables floating-point traps:
+ * without them sqrtf is an instruction, and conditional float arithmetic
+ * may be computed unconditionally, so that loops over threads can run as
+ * vector code.  Results are the same (no -ffast-math). */
 static const char *const cc_flags[] = {
 	"-O3", "-fPIC", "-shared", "-ffp-contract=off", "-fno-strict-aliasing",
-	"-fwrapv", "-march=native",
+	"-fwrapv", "-fno-math-errno", "-fno-trapping-math", "-march=native",
+};
+
+/* GCC only: the fast path's thread loops carry range tests that are the
+ * same for every thread (affine.c); GCC takes them out of the loop only
+ * for loop bodies below this many instructions (50 by default). */
+static const char *const gcc_flags[] = {
+	"--param=max-unswitch-insns=1000",
 };
 
 /* Lines of compiler output quoted in an error message. */
@@ -109,8 +120,26 @@ static void hash_add(EVP_MD_CTX *ctx, const char *s)
 	EVP_DigestUpdate(ctx, s, strlen(s) + 1);
 }
 
+/* The flags for the compiler whose --version line is ident; flags has
+ * room for NFLAGS. */
+enum { NFLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]) + sizeof(gcc_flags) / sizeof(gcc_flags[0]) };
+
+static size_t compile_flags(const char *ident, const char **flags)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < sizeof(cc_flags) / sizeof(cc_flags[0]); i++)
+		flags[n++] = cc_flags[i];
+	if (!strstr(ident, "clang"))
+		for (i = 0; i < sizeof(gcc_flags) / sizeof(gcc_flags[0]); i++)
+			flags[n++] = gcc_flags[i];
+	return n;
+}
+
 static void cache_key(const char *csrc, size_t len, char key[65])
 {
+	const char *flags[NFLAGS];
+	size_t nflags;
 	struct strbuf ident = STRBUF_INIT;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
@@ -118,6 +147,7 @@ static void cache_key(const char *csrc, size_t len, char key[65])
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 
 	compiler_identity(compiler(), &ident);
+	nflags = compile_flags(ident.buf ? ident.buf : "", flags);
 	snprintf(abi, sizeof(abi), "%u", AG_KERNEL_ABI);
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 	hash_add(ctx, "anygpu-jit");
@@ -125,8 +155,8 @@ static void cache_key(const char *csrc, size_t len, char key[65])
 	hash_add(ctx, abi);
 	hash_add(ctx, compiler());
 	hash_add(ctx, ident.buf ? ident.buf : "");
-	for (size_t i = 0; i < sizeof(cc_flags) / sizeof(cc_flags[0]); i++)
-		hash_add(ctx, cc_flags[i]);
+	for (size_t i = 0; i < nflags; i++)
+		hash_add(ctx, flags[i]);
 	hash_add(ctx, ag_host_cpuinfo("model name", cpu, sizeof(cpu)));
 	EVP_DigestUpdate(ctx, csrc, len);
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
@@ -223,15 +253,19 @@ static void add_head(struct strbuf *err, const char *text)
 
 static int compile(const char *cfile, const char *sofile, struct strbuf *err)
 {
-	enum { NFLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]) };
-	struct strbuf tmp = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf tmp = STRBUF_INIT, out = STRBUF_INIT, ident = STRBUF_INIT;
+	const char *flags[NFLAGS];
 	char *argv[NFLAGS + 6];
+	size_t nflags, i;
 	int n = 0, rc;
 
+	compiler_identity(compiler(), &ident);
+	nflags = compile_flags(ident.buf ? ident.buf : "", flags);
+	sb_free(&ident);
 	temp_name(&tmp, sofile);
 	argv[n++] = (char *)compiler();
-	for (int i = 0; i < NFLAGS; i++)
-		argv[n++] = (char *)cc_flags[i];
+	for (i = 0; i < nflags; i++)
+		argv[n++] = (char *)flags[i];
 	argv[n++] = "-o";
 	argv[n++] = tmp.buf;
 	argv[n++] = (char *)cfile;

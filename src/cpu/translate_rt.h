@@ -564,6 +564,28 @@ AG_INLINE float ag_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; 
 AG_INLINE uint64_t ag_f64_bits(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 AG_INLINE double ag_bits_f64(uint64_t u) { double f; memcpy(&f, &u, 8); return f; }
 
+/* ex2.approx.f32: 2^x within 1 ulp (PTX allows 2; checked against exp2 in
+ * double for every float), in straight-line code a loop over threads can
+ * run as vector code, which exp2f from libm is not.  2^x = 2^n * 2^f with
+ * n = rint(x) and f in [-0.5, 0.5]; 2^f by Cephes' exp2f polynomial; 2^n
+ * in two factors, each a normal float, so that results near the ends of
+ * the range overflow to infinity or round into the subnormals as a single
+ * scaling would.  Inputs are clamped to [-150, 128], past which the result
+ * is 0 or infinity anyway. */
+AG_INLINE float ag_ex2f(float x)
+{
+	float c = x == x ? (x < -150.0f ? -150.0f : x > 128.0f ? 128.0f : x) : 0.0f;
+	float n = rintf(c), f = c - n;
+	int32_t e = (int32_t)n, e1 = e / 2, e2 = e - e1;
+	float p = fmaf(fmaf(fmaf(fmaf(fmaf(1.535336188319500e-4f, f, 1.339887440266574e-3f), f,
+		9.618437357674640e-3f), f, 5.550332471162809e-2f), f, 2.402264791363012e-1f), f,
+		6.931472028550421e-1f);
+	float r = fmaf(p, f, 1.0f) * ag_bits_f32((uint32_t)(e1 + 127) << 23) *
+		  ag_bits_f32((uint32_t)(e2 + 127) << 23);
+
+	return x == x ? r : x;
+}
+
 /* Unaligned-safe loads and stores of per-lane parameter bytes. */
 #define ag_ld(T, p) ({ T ag_v_; memcpy(&ag_v_, (p), sizeof(ag_v_)); ag_v_; })
 #define ag_st(T, p, v) do { T ag_v_ = (v); memcpy((p), &ag_v_, sizeof(ag_v_)); } while (0)
@@ -687,8 +709,9 @@ AG_INLINE uint32_t ag_lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut)
 
 /* Floats: ftz flushes subnormals to a zero of the same sign; sat clamps
  * to [0, 1] with NaN giving 0. */
+/* Branch-free, so that loops over threads stay vector code. */
 AG_INLINE float ag_ftz(float x)
-{ return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x; }
+{ return fabsf(x) < FLT_MIN ? copysignf(0.0f, x) : x; }
 AG_INLINE float ag_sat_f32(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
 AG_INLINE double ag_sat_f64(double x) { return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.0; }
 
@@ -817,13 +840,31 @@ AG_INLINE T ag_step_##N(T x, double e, int mode, int fin)			\
 AG_STEP(f32, float, nextafterf, FLT_MAX)
 AG_STEP(f64, double, nextafter, DBL_MAX)
 
+/* The float next to f (not a NaN) toward +infinity (up) or -infinity, by
+ * its bits: no branch, so that loops over threads stay vector code.
+ * Stepping toward the sign bit's side crosses zero to the smallest
+ * subnormal of the other sign. */
+AG_INLINE float ag_next_f32(float f, int up)
+{
+	uint32_t u = ag_f32_bits(f);
+	uint32_t away = u + 1, back = (u & 0x7fffffffu) ? u - 1 : (u ^ 0x80000000u) + 1;
+
+	return ag_bits_f32((u >> 31) == (uint32_t)!up ? away : back);
+}
+
 /* f32 results computed in double as s + e exactly (or with e of the
- * right sign): s off the f32 grid rounds like the exact value. */
+ * right sign), rounded as mode says.  f = s rounded to nearest is above
+ * the exact value when it is above s, or equals s and e < 0; then
+ * rounding down, or toward zero from above zero, takes the float below
+ * it, and likewise upward.  s = 0 does not come here (ag_zero_sum). */
 AG_INLINE float ag_round_f32(double s, double e, int mode)
 {
 	float f = (float)s;
+	double d = (double)f;
+	int above = d > s || (d == s && e < 0), below = d < s || (d == s && e > 0);
+	int down = mode == 2 || (mode == 1 && s > 0), up = mode == 3 || (mode == 1 && s < 0);
 
-	return (double)f != s ? ag_to_f32(s, mode) : ag_step_f32(f, e, mode, 0);
+	return down && above ? ag_next_f32(f, 0) : up && below ? ag_next_f32(f, 1) : f;
 }
 
 /* The rounding error of s = a + b (Knuth's TwoSum). */
