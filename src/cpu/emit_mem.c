@@ -201,12 +201,16 @@ out:
 }
 
 /* The C expression of an atomic operation on p_ with value v_ (and c_
- * for cas), or NULL when the combination is not supported. */
+ * for cas), or NULL when the combination is not supported.  On explicit
+ * shared addresses add, and, or, xor and exch are plain read-modify-writes
+ * (translate_rt.h says why); the rest, and generic addresses, which may
+ * be global, use the atomic builtins. */
 static const char *atomic_expr(const struct ptx_insn *in, enum ptx_type ty, struct strbuf *sb)
 {
 	uint32_t bits = tr_size(ty) * 8;
 	const char *ut = tr_ctype(tr_uint(tr_size(ty)));
 	const char *sgn = tr_is_signed(ty) ? "s" : "u";
+	const int sh = space_of(in) == PTX_SPACE_SHARED;
 	static const char *const fetch[][2] = {
 		{ ".and", "and" }, { ".or", "or" }, { ".xor", "xor" },
 	};
@@ -215,7 +219,9 @@ static const char *atomic_expr(const struct ptx_insn *in, enum ptx_type ty, stru
 	if (bits != 32 && bits != 64)
 		return NULL;
 	if (tr_has(in, ".add")) {
-		if (tr_is_float(ty))
+		if (sh)
+			sb_addf(sb, "ag_sh_add_%c%u(p_, v_)", tr_is_float(ty) ? 'f' : 'u', bits);
+		else if (tr_is_float(ty))
 			sb_addf(sb, "ag_atom_add_f%u(p_, v_)", bits);
 		else
 			sb_addf(sb, "__atomic_fetch_add((%s *)p_, (%s)v_, __ATOMIC_SEQ_CST)", ut, ut);
@@ -225,14 +231,22 @@ static const char *atomic_expr(const struct ptx_insn *in, enum ptx_type ty, stru
 		return NULL;
 	for (i = 0; i < sizeof(fetch) / sizeof(fetch[0]); i++)
 		if (tr_has(in, fetch[i][0])) {
-			sb_addf(sb, "__atomic_fetch_%s((%s *)p_, (%s)v_, __ATOMIC_SEQ_CST)",
-				fetch[i][1], ut, ut);
+			if (sh)
+				sb_addf(sb, "ag_sh_%s_u%u(p_, (%s)v_)", fetch[i][1], bits, ut);
+			else
+				sb_addf(sb, "__atomic_fetch_%s((%s *)p_, (%s)v_, __ATOMIC_SEQ_CST)",
+					fetch[i][1], ut, ut);
 			return sb->buf;
 		}
-	if (tr_has(in, ".exch"))
-		sb_addf(sb, "__atomic_exchange_n((%s *)p_, %s, __ATOMIC_SEQ_CST)", ut,
-			!tr_is_float(ty) ? "v_" : bits == 32 ? "ag_f32_bits(v_)" : "ag_f64_bits(v_)");
-	else if (tr_has(in, ".cas"))
+	if (tr_has(in, ".exch")) {
+		const char *v = !tr_is_float(ty) ? "v_" : bits == 32 ? "ag_f32_bits(v_)" :
+				"ag_f64_bits(v_)";
+
+		if (sh)
+			sb_addf(sb, "ag_sh_exch_u%u(p_, %s)", bits, v);
+		else
+			sb_addf(sb, "__atomic_exchange_n((%s *)p_, %s, __ATOMIC_SEQ_CST)", ut, v);
+	} else if (tr_has(in, ".cas"))
 		sb_addf(sb, "ag_atom_cas%u(p_, (%s)c_, (%s)v_)", bits, ut, ut);
 	else if (tr_has(in, ".min") || tr_has(in, ".max"))
 		sb_addf(sb, "ag_atom_%s_%s%u(p_, v_)", tr_has(in, ".min") ? "min" : "max", sgn, bits);

@@ -1207,6 +1207,33 @@ AG_INLINE uint64_t ag_atom_cas64(void *p, uint64_t c, uint64_t v)
 	return c;
 }
 
+/* Atomics on the block's shared memory.  A block runs on one OS thread
+ * from its start to its end and no other thread reaches its shared
+ * memory, so a plain read-modify-write is atomic: a few cycles where a
+ * locked instruction costs tens (shared-memory histograms). */
+#define AG_SH_RMW(name, T, expr)						\
+AG_INLINE T name(void *p, T v)							\
+{										\
+	T o, n;									\
+										\
+	memcpy(&o, p, sizeof(o));						\
+	n = (expr);								\
+	memcpy(p, &n, sizeof(n));						\
+	return o;								\
+}
+AG_SH_RMW(ag_sh_add_u32, uint32_t, o + v)
+AG_SH_RMW(ag_sh_add_u64, uint64_t, o + v)
+AG_SH_RMW(ag_sh_add_f32, float, o + v)
+AG_SH_RMW(ag_sh_add_f64, double, o + v)
+AG_SH_RMW(ag_sh_and_u32, uint32_t, o & v)
+AG_SH_RMW(ag_sh_and_u64, uint64_t, o & v)
+AG_SH_RMW(ag_sh_or_u32, uint32_t, o | v)
+AG_SH_RMW(ag_sh_or_u64, uint64_t, o | v)
+AG_SH_RMW(ag_sh_xor_u32, uint32_t, o ^ v)
+AG_SH_RMW(ag_sh_xor_u64, uint64_t, o ^ v)
+AG_SH_RMW(ag_sh_exch_u32, uint32_t, v)
+AG_SH_RMW(ag_sh_exch_u64, uint64_t, v)
+
 /* shfl.sync: the source lane of lane for mode 0 up, 1 down, 2 bfly,
  * 3 idx; *ok says whether it lies inside the segment c describes. */
 AG_INLINE unsigned ag_shfl_src(int mode, unsigned lane, uint32_t b, uint32_t c, uint8_t *ok)
