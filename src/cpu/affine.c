@@ -361,23 +361,6 @@ out:
 	return rc;
 }
 
-/* The 64-bit offset of the address [o] whose base is the 32-bit register
- * reg (C name) with a base of its own: shared memory, whose addresses are
- * 32-bit offsets zero-extended.  1: written to sb, 0: not this case. */
-int tr_aff_offset(struct tr *t, const struct ptx_operand *o, const char *reg, struct strbuf *sb)
-{
-	const struct aff_reg *r = find(t->aff, o->name);
-	const struct tr_sym *s = r && r->c ? tr_lookup(t, o->name) : NULL;
-
-	if (!s || s->type != PTX_T_U32)
-		return 0;
-	sb_addf(sb, "(ag_zx_ok(%sb + (uint32_t)%" PRId64 ", %" PRId64 ", ag_ntid0) ? "
-		"(uint64_t)((int64_t)(uint32_t)(%sb + (uint32_t)%" PRId64 ") + (int64_t)%" PRId64
-		" * (int64_t)ag_x) : (uint64_t)(%s + (uint32_t)%" PRId64 "))", reg, o->i, r->c,
-		reg, o->i, r->c, reg, o->i);
-	return 1;
-}
-
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in)
 {
 	int rc;

@@ -180,7 +180,6 @@ struct tr_aff;
 struct tr_aff *tr_aff_scan(const struct ptx_func *fn);
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in);
 int tr_aff_based(const struct tr_aff *a, const char *name);
-int tr_aff_offset(struct tr *t, const struct ptx_operand *o, const char *reg, struct strbuf *sb);
 void tr_aff_free(struct tr_aff *a);
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 tr_emit_fn tr_fast_flow(const char *opcode);

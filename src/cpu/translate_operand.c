@@ -304,9 +304,7 @@ int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 			sb_adds(sb, "(sh + ");
 		else
 			sb_adds(sb, "((unsigned char *)(uintptr_t)");
-		if (!tr_aff_offset(t, o, e.buf, sb))
-			sb_addf(sb, "(uint64_t)(%s + (%s)%" PRId64 ")", e.buf, tr_ctype(s->type), o->i);
-		sb_adds(sb, ")");
+		sb_addf(sb, "(uint64_t)(%s + (%s)%" PRId64 "))", e.buf, tr_ctype(s->type), o->i);
 		sb_free(&e);
 		return 0;
 	}
