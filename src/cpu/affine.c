@@ -22,14 +22,16 @@
  * value is computed as before.  Either way the result is the same: the
  * identity holds for each thread by itself, uniform or not.
  *
+ * Only kernels without barriers get bases: the others run their threads
+ * one at a time, where the tests would only cost.
+ *
  * A register gets a base only when the instruction that writes it is its
  * only writer in the kernel (counted over every destination operand) and
  * is a move, add, sub, mul.lo, mad.lo or shl of 32-bit integers whose
  * multipliers of %tid.x are constants.  Its base is assigned where it is,
  * under the same guard, before it (the sources are still unchanged then);
  * uses that come earlier in the text than that write read the register
- * as it is.  Across a barrier the base travels in the thread's slot with
- * its register (translate_fast.c).
+ * as it is.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -117,13 +119,6 @@ void tr_aff_free(struct tr_aff *a)
 	if (a)
 		free(a->v);
 	free(a);
-}
-
-int tr_aff_based(const struct tr_aff *a, const char *name)
-{
-	const struct aff_reg *r = find(a, name);
-
-	return r && r->c;
 }
 
 /* The C name of register name's base: its own C name with a 'b'. */

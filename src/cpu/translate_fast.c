@@ -195,7 +195,6 @@ static void emit_slot_macros(struct tr *t, uint32_t k, const struct tr_live *lv,
 {
 	struct strbuf save = STRBUF_INIT, load = STRBUF_INIT, name = STRBUF_INIT;
 	uint32_t i, j;
-	int based;
 
 	for (i = 0; i < t->nregs; i++) {
 		const struct tr_sym *s = &t->regs[i];
@@ -205,16 +204,10 @@ static void emit_slot_macros(struct tr *t, uint32_t k, const struct tr_live *lv,
 			sb_addf(&name, s->range ? "%s%u" : "%s", s->name, j);
 			if (!tr_live_after(lv, k, name.buf))
 				continue;
-			/* a register's base (affine.c) travels with it */
-			based = tr_aff_based(t->aff, name.buf);
 			sb_reset(&name);
 			sb_addf(&name, s->range ? "r%u_%u" : "r%u", s->id, j);
 			sb_addf(&save, " S->%s = %s;", name.buf, name.buf);
 			sb_addf(&load, " %s = S->%s;", name.buf, name.buf);
-			if (based) {
-				sb_addf(&save, " S->%sb = %sb;", name.buf, name.buf);
-				sb_addf(&load, " %sb = S->%sb;", name.buf, name.buf);
-			}
 		}
 	}
 	sb_addf(out, "#define AG_SAVE%u_%u%s\n#define AG_RESTORE%u_%u%s\n", t->fidx, k,
@@ -533,6 +526,9 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
 	t->scalar = 1;
+	/* with barriers the threads run one at a time: bases would cost
+	 * without a vector loop to pay for them */
+	t->affine = !u.barrier;
 	if (emit_funcs(t, seen, entry, out) || tr_function(t, entry, out)) {
 		t->scalar = 0;
 		return -1;

@@ -864,7 +864,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->nregs = 0;
 	t->nresume = 0;
 	declare_params(t);
-	if (t->scalar && t->fn->is_entry)
+	if (t->scalar && t->fn->is_entry && t->affine)
 		t->aff = tr_aff_scan(t->fn);
 	bb = split_blocks(t);
 	rc = emit_body(t, bb);

@@ -86,6 +86,7 @@ struct tr {
 	struct tr_sym *regs;    /* its registers, which barriers keep in the */
 	uint32_t nregs, capregs;        /* thread's slot S */
 	uint32_t nresume;       /* barriers: points where a thread resumes */
+	int affine;             /* the kernel's scalar translation may have bases */
 	struct tr_aff *aff;     /* the kernel's registers with a base, or NULL */
 };
 
@@ -179,7 +180,6 @@ int tr_redeclared(const struct ptx_func *fn);   /* a register name declared twic
 struct tr_aff;
 struct tr_aff *tr_aff_scan(const struct ptx_func *fn);
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in);
-int tr_aff_based(const struct tr_aff *a, const char *name);
 void tr_aff_free(struct tr_aff *a);
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 tr_emit_fn tr_fast_flow(const char *opcode);

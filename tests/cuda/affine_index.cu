@@ -5,8 +5,8 @@
  * such widenings as base + c * threadIdx.x when no thread of the block
  * wraps (src/cpu/affine.c); a block in which one does must get the
  * wrapped values, as PTX defines them.  Blocks of 7 x 3 x 2 threads (x not
- * a multiple of 32), multipliers 1, 2, 5 and -1, and a value kept across
- * __syncthreads().
+ * a multiple of 32), multipliers 1, 2, 5 and -1, and the same index kept
+ * across __syncthreads() in a kernel with barriers (which gets no bases).
  */
 #include "check.h"
 
