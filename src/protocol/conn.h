@@ -87,12 +87,19 @@ int ag_client_hello(struct ag_conn *c, const char *token, unsigned compress,
 /* Both ends of an AG_OP_RAW exchange (raw.c).  ag_raw_run sends the
  * request, moves the bytes (buf holds n for a sink or a source, NULL for an
  * echo) and reads the reply: 0, or -1 with err set.  ag_raw_serve answers
- * the request whose payload is given, in the thread that reads c: 0, or -1
- * with err set, after which the session must end. */
+ * the request whose payload is given, in the thread that reads c, moving a
+ * sink's or a source's bytes through rb (zeroed at first, grown as needed,
+ * kept for the session's next exchanges, given back by ag_raw_buf_free):
+ * 0, or -1 with err set, after which the session must end. */
+struct ag_raw_buf {
+	char *p;
+	size_t size;
+};
 int ag_raw_run(struct ag_conn *c, uint64_t id, enum ag_raw_mode mode, uint64_t n, void *buf,
 	       char *err, size_t errlen);
-int ag_raw_serve(struct ag_conn *c, const struct ag_frame_hdr *h, const uint8_t *payload,
-		 char *err, size_t errlen);
+int ag_raw_serve(struct ag_conn *c, struct ag_raw_buf *rb, const struct ag_frame_hdr *h,
+		 const uint8_t *payload, char *err, size_t errlen);
+void ag_raw_buf_free(struct ag_raw_buf *rb);
 
 /* TLS (tls.c).  The server's context uses cert and key, or a self-signed
  * pair it generates into state_dir on first use; fingerprint receives the

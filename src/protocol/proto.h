@@ -158,6 +158,10 @@ enum ag_raw_mode {
 	AG_RAW_MODES
 };
 
+/* The most memory a sink or a source goes through on the server: as much
+ * as the exchange up to this, then the same again. */
+#define AG_RAW_SPAN (256ull << 20)
+
 /* struct ag_tex_desc travels field by field too (TEX_CREATE's payload). */
 struct ag_tex_desc;
 void ag_put_tex_desc(struct ag_wbuf *w, const struct ag_tex_desc *d);

@@ -5,31 +5,67 @@
  * next to these, measured between the same two endpoints in the same run.
  */
 #include "protocol/conn.h"
-#include "util/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-#define RAW_BUF (4u << 20)              /* the server's reads and writes */
+#define RAW_IO (4u << 20)               /* the server's reads and writes */
+#define RAW_ALIGN (2u << 20)            /* a huge page */
 #define RAW_MAX_BYTES (1ull << 40)
 #define RAW_MAX_ECHOES (1ull << 24)
 
-/* The server's side of a sink or a source: n bytes through a scratch
- * buffer, in pieces as large as a copy's chunks. */
-static int serve_bulk(struct ag_conn *c, enum ag_raw_mode mode, uint64_t n)
+/* The bytes of the server's buffer that an exchange of n bytes goes
+ * through. */
+static size_t raw_span(uint64_t n)
 {
-	size_t cap = n < RAW_BUF ? n : RAW_BUF;
-	char *buf = xcalloc(1, cap ? cap : 1);
+	return n < AG_RAW_SPAN ? (size_t)n : (size_t)AG_RAW_SPAN;
+}
+
+/* Makes rb at least span bytes: aligned and advised to huge pages as the
+ * cpu backend's device memory is, and written once, so that its pages are
+ * real ones (an anonymous page never written reads as the kernel's one
+ * zero page, which stays in the cache).  0, or -1 when memory is short. */
+static int raw_buf_reserve(struct ag_raw_buf *rb, size_t span)
+{
+	void *p;
+
+	if (span <= rb->size)
+		return 0;
+	if (posix_memalign(&p, RAW_ALIGN, span))
+		return -1;
+	madvise(p, span, MADV_HUGEPAGE);
+	memset(p, 0, span);
+	free(rb->p);
+	rb->p = p;
+	rb->size = span;
+	return 0;
+}
+
+void ag_raw_buf_free(struct ag_raw_buf *rb)
+{
+	free(rb->p);
+	*rb = (struct ag_raw_buf){ 0 };
+}
+
+/* The server's side of a sink or a source: n bytes in pieces as large as
+ * a copy's chunks, into or out of rb's first min(n, AG_RAW_SPAN) bytes
+ * (again from the start past that), as a copy writes or reads device
+ * memory of its own size; a buffer smaller than the copy would stay in the
+ * cache where the copy's memory cannot. */
+static int serve_bulk(struct ag_conn *c, struct ag_raw_buf *rb, enum ag_raw_mode mode,
+		      uint64_t n)
+{
+	size_t span = raw_span(n);
 	int rc = 0;
 
-	for (uint64_t off = 0; off < n && !rc; off += cap) {
-		size_t len = n - off < cap ? n - off : cap;
+	for (uint64_t off = 0; off < n && !rc; off += RAW_IO) {
+		size_t len = n - off < RAW_IO ? n - off : RAW_IO;
+		char *p = rb->p + off % span;
 
-		rc = mode == AG_RAW_SINK ? ag_conn_read_raw(c, buf, len)
-					 : ag_conn_write_raw(c, buf, len);
+		rc = mode == AG_RAW_SINK ? ag_conn_read_raw(c, p, len) : ag_conn_write_raw(c, p, len);
 	}
-	free(buf);
 	return rc;
 }
 
@@ -43,8 +79,8 @@ static int serve_echo(struct ag_conn *c, uint64_t n)
 	return 0;
 }
 
-int ag_raw_serve(struct ag_conn *c, const struct ag_frame_hdr *h, const uint8_t *payload,
-		 char *err, size_t errlen)
+int ag_raw_serve(struct ag_conn *c, struct ag_raw_buf *rb, const struct ag_frame_hdr *h,
+		 const uint8_t *payload, char *err, size_t errlen)
 {
 	struct ag_rbuf r;
 	struct ag_wbuf out = { 0 };
@@ -60,7 +96,12 @@ int ag_raw_serve(struct ag_conn *c, const struct ag_frame_hdr *h, const uint8_t 
 		snprintf(err, errlen, "malformed raw frame");
 		return -1;
 	}
-	rc = mode == AG_RAW_ECHO ? serve_echo(c, n) : serve_bulk(c, mode, n);
+	if (mode != AG_RAW_ECHO && raw_buf_reserve(rb, raw_span(n))) {
+		snprintf(err, errlen, "no memory for a raw exchange of %llu bytes",
+			 (unsigned long long)n);
+		return -1;
+	}
+	rc = mode == AG_RAW_ECHO ? serve_echo(c, n) : serve_bulk(c, rb, mode, n);
 	if (rc) {
 		snprintf(err, errlen, "client gone during a raw exchange");
 		return -1;

@@ -993,6 +993,7 @@ static void *reader_main(void *arg)
 {
 	struct session *s = arg;
 	struct ag_frame_hdr h;
+	struct ag_raw_buf raw = { 0 };
 	uint8_t *payload;
 	char why[200];
 	int rc, streamed;
@@ -1008,7 +1009,7 @@ static void *reader_main(void *arg)
 		} else if (h.op == AG_OP_RAW) {
 			/* A measurement, not work: answered here at once, ahead of
 			 * anything queued (the client waits for nothing else). */
-			rc = ag_raw_serve(&s->conn, &h, payload, why, sizeof(why));
+			rc = ag_raw_serve(&s->conn, &raw, &h, payload, why, sizeof(why));
 			free(payload);
 			if (rc)
 				break;
@@ -1018,6 +1019,7 @@ static void *reader_main(void *arg)
 			enqueue(s, &h, payload, streamed);
 		}
 	}
+	ag_raw_buf_free(&raw);
 	pthread_mutex_lock(&s->lock);
 	if (rc == 1)
 		snprintf(s->reader_why, sizeof(s->reader_why), "client closed");
