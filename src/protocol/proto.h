@@ -16,11 +16,16 @@
 #include <stdint.h>
 
 #define AG_PROTO_MAGIC 0x55504741u          /* "AGPU" in the HELLO payload */
-#define AG_PROTO_VERSION 2u
+#define AG_PROTO_VERSION 3u
 #define AG_PROTO_HDR 16u
 #define AG_PROTO_MAX_PAYLOAD (64u << 20)    /* a frame never exceeds this */
 #define AG_PROTO_CHUNK (4u << 20)           /* bulk data travels in these */
 #define AG_PROTO_MAX_STR 4096u              /* names, messages, tokens */
+/* A DATA frame of this much data or more pads its fields so that the data
+ * starts a multiple of AG_PROTO_DATA_ALIGN bytes after the frame's start
+ * (docs/protocol.md, "Bulk data"). */
+#define AG_PROTO_DATA_PAD_MIN (64u << 10)
+#define AG_PROTO_DATA_ALIGN 4096u
 
 enum ag_op {
 	/* Client to server: one per backend.h operation, plus the session. */

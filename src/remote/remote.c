@@ -156,25 +156,36 @@ static struct call *find_call(struct ag_backend *b, uint64_t id)
 	return NULL;
 }
 
-/* A DATA frame: u64 offset, then bytes read straight into the waiting
- * call's buffer (the call waits for its reply, which comes after). */
+/* A DATA frame: u64 offset, u32 pad, pad bytes skipped, then bytes read
+ * straight into the waiting call's buffer (the call waits for its reply,
+ * which comes after). */
 static int take_data(struct ag_backend *b, const struct ag_frame_hdr *h, char *why,
 		     size_t whylen)
 {
-	uint64_t off;
+	uint8_t fields[12], pad[AG_PROTO_DATA_ALIGN];
+	struct ag_rbuf r;
+	uint64_t off, len;
+	uint32_t npad;
 	struct call *c;
 	char *dst = NULL;
 
-	if (h->len < 8 || ag_conn_recv_body(&b->conn, h, &off, 8, why, whylen))
+	if (h->len < sizeof(fields) ||
+	    ag_conn_recv_body(&b->conn, h, fields, sizeof(fields), why, whylen))
 		goto bad;
-	off = le64toh(off);
+	ag_rbuf_init(&r, fields, sizeof(fields));
+	off = ag_get_u64(&r);
+	npad = ag_get_u32(&r);
+	if (npad >= sizeof(pad) || npad > h->len - sizeof(fields) ||
+	    ag_conn_recv_body(&b->conn, h, pad, npad, why, whylen))
+		goto bad;
+	len = h->len - sizeof(fields) - npad;
 	pthread_mutex_lock(&b->lock);
 	c = find_call(b, h->id);
-	if (c && c->dst && off <= c->dstlen && h->len - 8 <= c->dstlen - off)
+	if (c && c->dst && off <= c->dstlen && len <= c->dstlen - off)
 		dst = (char *)c->dst + off;
 	pthread_mutex_unlock(&b->lock);
 	if (dst)
-		return ag_conn_recv_body(&b->conn, h, dst, h->len - 8, why, whylen);
+		return ag_conn_recv_body(&b->conn, h, dst, len, why, whylen);
 bad:
 	snprintf(why, whylen, "unexpected data frame from the server");
 	return -1;

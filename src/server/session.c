@@ -335,10 +335,15 @@ static cudaError_t do_copy_htod_z(struct session *s, const struct ag_frame_hdr *
 }
 
 /* One chunk of a device-to-host copy, as DATA, or as DATA_Z when the
- * session compresses and that makes it smaller.  0, or -1 with err set. */
+ * session compresses and that makes it smaller.  A large DATA chunk is
+ * padded to start a page after its frame: the socket then lays its bytes
+ * out in kernel pages as a raw stream's, at the same page offsets as in a
+ * page-aligned destination, which the client's kernel copies markedly
+ * faster than bytes shifted by the frame's fields.  0, or -1 with err set. */
 static int send_chunk(struct session *s, uint64_t id, uint64_t off, const void *data,
 		      uint64_t len, char *err, size_t errlen)
 {
+	static const uint8_t zeros[AG_PROTO_DATA_ALIGN];
 	struct ag_wbuf head = { 0 };
 	size_t zn = 0;
 	int rc;
@@ -347,8 +352,15 @@ static int send_chunk(struct session *s, uint64_t id, uint64_t off, const void *
 		zn = ag_zchunk_compress(s->zc, (int)s->zlevel, s->zbuf,
 					ag_zchunk_bound(AG_PROTO_CHUNK), data, len);
 	ag_put_u64(&head, off);
-	if (zn)
+	if (zn) {
 		ag_put_u32(&head, (uint32_t)len);
+	} else {
+		uint32_t pad = len < AG_PROTO_DATA_PAD_MIN ? 0
+			       : AG_PROTO_DATA_ALIGN - (AG_PROTO_HDR + 12) % AG_PROTO_DATA_ALIGN;
+
+		ag_put_u32(&head, pad);
+		ag_put_bytes(&head, zeros, pad);
+	}
 	rc = ag_conn_send(&s->conn, zn ? AG_OP_DATA_Z : AG_OP_DATA, 0, id, head.p, head.len,
 			  zn ? s->zbuf : data, zn ? zn : len, err, errlen);
 	ag_wbuf_free(&head);
