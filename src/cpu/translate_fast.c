@@ -434,6 +434,15 @@ static void emit_block_start(uint32_t entry, uint32_t psize, int copy, struct st
 		sb_adds(out, "\tconst unsigned char *const prm = env->params;\n\n");
 }
 
+/* What the block function does when its allocations (failed when cond)
+ * fail: frees what the others got and fails the launch. */
+static void emit_alloc_check(const char *cond, const char *frees, struct strbuf *out)
+{
+	sb_addf(out, "\tif (%s) {\n%s"
+		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
+		"\t\treturn;\n\t}\n", cond, frees);
+}
+
 /* The block function of a kernel without barriers: each thread runs to
  * its end before the next starts, so one slot serves them all, as lane 0
  * of a warp whose thread indices are the running thread's.  The loop over
@@ -449,11 +458,9 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\tunsigned y, z, ex;\n"
 		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
 		".dyn = %u, .psize = %u };\n"
-		"\tstruct ag_sv%u *S = malloc(sizeof(*S));\n\n"
-		"\tif (!S) {\n"
-		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
-		"\t\treturn;\n\t}\n"
-		"\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
+		"\tstruct ag_sv%u *S = malloc(sizeof(*S));\n\n", dyn, psize, entry);
+	emit_alloc_check("!S", "", out);
+	sb_addf(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
 		"\tfor (z = 0; z < d.ntid[2]; z++)\n"
 		"\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++)\n"
@@ -462,7 +469,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\t\t\t\tw.tid[2][0] = z;\n"
 		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z);\n"
 		"\t\t\t}\n"
-		"\tfree(S);\n}\n\n", dyn, psize, entry, entry);
+		"\tfree(S);\n}\n\n", entry);
 }
 
 /* The block function of a kernel with barriers: each warp's thread
@@ -478,12 +485,10 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		"\tunsigned k, more;\n"
 		"\tstruct ag_sv%u *S = malloc((nt ? nt : 1) * sizeof(*S));\n"
 		"\tunsigned *pc = calloc(nt ? nt : 1, sizeof(*pc));\n"
-		"\tstruct ag_warp *ws = malloc((nw ? nw : 1) * sizeof(*ws));\n\n"
-		"\tif (!S || !pc || !ws) {\n\t\tfree(S);\n\t\tfree(pc);\n\t\tfree(ws);\n"
-		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
-		"\t\treturn;\n\t}\n"
-		/* isspacep.local finds the threads' frames through lframe */
-		"\tfor (k = 0; k < nw; k++)\n"
+		"\tstruct ag_warp *ws = malloc((nw ? nw : 1) * sizeof(*ws));\n\n", entry);
+	emit_alloc_check("!S || !pc || !ws", "\t\tfree(S);\n\t\tfree(pc);\n\t\tfree(ws);\n", out);
+	/* isspacep.local finds the threads' frames through lframe */
+	sb_addf(out, "\tfor (k = 0; k < nw; k++)\n"
 		"\t\tws[k] = (struct ag_warp){ .b = b, .id = k, .nw = nw, .dyn = %u, .psize = %u,\n"
 		"\t\t\t.lframe = (const unsigned char *)S, .lsize = nt * sizeof(*S),\n"
 		"\t\t\t.stack_hi = (uintptr_t)__builtin_frame_address(0) };\n"
@@ -498,7 +503,7 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		"\t\t}\n"
 		"\t} while (more && !b->error);\n"
 		"\tfree(ws);\n\tfree(S);\n\tfree(pc);\n}\n\n",
-		entry, dyn, psize, entry);
+		dyn, psize, entry);
 }
 
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
