@@ -186,26 +186,31 @@ static int int32_form(const struct ptx_insn *in, int lo)
 	return ntypes == 1 && nlo == (uint32_t)lo;
 }
 
-/* The instructions dest_term follows. */
-static int decomposable(const struct ptx_insn *in)
+/* The instructions dest_term follows; F_NONE for the others. */
+enum form { F_NONE, F_MOV, F_ADD, F_SUB, F_MUL, F_MAD, F_SHL };
+
+static enum form form_of(const struct ptx_insn *in)
 {
 	const char *op = in->opcode;
 	uint32_t nsrc = in->nops - 1, i;
 
 	for (i = 1; i < in->nops; i++)
 		if (in->ops[i].kind != PTX_OP_REG && in->ops[i].kind != PTX_OP_IMM)
-			return 0;
-	if (!strcmp(op, "mov"))
-		return nsrc == 1 && int32_form(in, 0);
-	if (!strcmp(op, "add") || !strcmp(op, "sub"))
-		return nsrc == 2 && int32_form(in, 0);
-	if (!strcmp(op, "mul"))
-		return nsrc == 2 && int32_form(in, 1);
-	if (!strcmp(op, "mad"))
-		return nsrc == 3 && int32_form(in, 1);
-	return !strcmp(op, "shl") && nsrc == 2 && in->nmods == 1 &&
-	       !strcmp(in->mods[0], ".b32") && in->ops[2].kind == PTX_OP_IMM &&
-	       in->ops[2].i >= 0 && in->ops[2].i < 32;
+			return F_NONE;
+	if (!strcmp(op, "mov") && nsrc == 1 && int32_form(in, 0))
+		return F_MOV;
+	if (!strcmp(op, "add") && nsrc == 2 && int32_form(in, 0))
+		return F_ADD;
+	if (!strcmp(op, "sub") && nsrc == 2 && int32_form(in, 0))
+		return F_SUB;
+	if (!strcmp(op, "mul") && nsrc == 2 && int32_form(in, 1))
+		return F_MUL;
+	if (!strcmp(op, "mad") && nsrc == 3 && int32_form(in, 1))
+		return F_MAD;
+	if (!strcmp(op, "shl") && nsrc == 2 && in->nmods == 1 && !strcmp(in->mods[0], ".b32") &&
+	    in->ops[2].kind == PTX_OP_IMM && in->ops[2].i >= 0 && in->ops[2].i < 32)
+		return F_SHL;
+	return F_NONE;
 }
 
 /* p = x * y as a term, where one side's multiple of tid.x must be 0 and a
@@ -228,45 +233,45 @@ static int product(const struct ptx_operand *ox, const struct term *x,
 static int dest_term(struct tr *t, const struct ptx_insn *in, struct term *d)
 {
 	struct term s[3] = { { 0, STRBUF_INIT }, { 0, STRBUF_INIT }, { 0, STRBUF_INIT } };
+	struct term p = { 0, STRBUF_INIT };
 	const struct ptx_operand *o = in->ops;
-	const char *op = in->opcode;
-	uint32_t i, nsrc = in->nops - 1;
-	int ok = 0;
+	const enum form f = form_of(in);
+	uint32_t i;
+	int ok = 1;
 
-	if (!decomposable(in))
+	if (f == F_NONE)
 		return 0;
-	for (i = 0; i < nsrc; i++)
+	for (i = 0; i + 1 < in->nops; i++)
 		if (term_of(t, in, &o[i + 1], &s[i])) {
 			term_free(s, 3);
 			return -1;
 		}
-	if (!strcmp(op, "mov")) {
+	switch (f) {
+	case F_MOV:
 		d->c = s[0].c;
 		sb_adds(&d->base, s[0].base.buf);
-		ok = 1;
-	} else if (!strcmp(op, "add") || !strcmp(op, "sub")) {
-		int add = op[0] == 'a';
-
-		d->c = add ? s[0].c + s[1].c : s[0].c - s[1].c;
-		sb_addf(&d->base, "(uint32_t)(%s %c %s)", s[0].base.buf, add ? '+' : '-',
+		break;
+	case F_ADD:
+	case F_SUB:
+		d->c = f == F_ADD ? s[0].c + s[1].c : s[0].c - s[1].c;
+		sb_addf(&d->base, "(uint32_t)(%s %c %s)", s[0].base.buf, f == F_ADD ? '+' : '-',
 			s[1].base.buf);
-		ok = 1;
-	} else if (!strcmp(op, "mul")) {
+		break;
+	case F_MUL:
 		ok = product(&o[1], &s[0], &o[2], &s[1], d);
-	} else if (!strcmp(op, "mad")) {
-		struct term p = { 0, STRBUF_INIT };
-
+		break;
+	case F_MAD:
 		ok = product(&o[1], &s[0], &o[2], &s[1], &p);
-		if (ok) {
-			d->c = p.c + s[2].c;
-			sb_addf(&d->base, "(uint32_t)(%s + %s)", p.base.buf, s[2].base.buf);
-		}
-		sb_free(&p.base);
-	} else {
+		d->c = p.c + s[2].c;
+		sb_addf(&d->base, "(uint32_t)(%s + %s)", p.base.buf ? p.base.buf : "",
+			s[2].base.buf);
+		break;
+	default:        /* F_SHL */
 		d->c = s[0].c * (INT64_C(1) << o[2].i);
 		sb_addf(&d->base, "(uint32_t)(%s << %d)", s[0].base.buf, (int)o[2].i);
-		ok = 1;
+		break;
 	}
+	sb_free(&p.base);
 	term_free(s, 3);
 	return ok && d->c && d->c > -AFF_MAX_C && d->c < AFF_MAX_C;
 }

@@ -120,48 +120,51 @@ static void hash_add(EVP_MD_CTX *ctx, const char *s)
 	EVP_DigestUpdate(ctx, s, strlen(s) + 1);
 }
 
-/* The flags for the compiler whose --version line is ident; flags has
- * room for NFLAGS. */
+/* The compiler one load uses, found once: its path, its --version line
+ * and its flags (gcc_flags unless it is clang). */
 enum { NFLAGS = sizeof(cc_flags) / sizeof(cc_flags[0]) + sizeof(gcc_flags) / sizeof(gcc_flags[0]) };
 
-static size_t compile_flags(const char *ident, const char **flags)
-{
-	size_t n = 0, i;
-
-	for (i = 0; i < sizeof(cc_flags) / sizeof(cc_flags[0]); i++)
-		flags[n++] = cc_flags[i];
-	if (!strstr(ident, "clang"))
-		for (i = 0; i < sizeof(gcc_flags) / sizeof(gcc_flags[0]); i++)
-			flags[n++] = gcc_flags[i];
-	return n;
-}
-
-static void cache_key(const char *csrc, size_t len, char key[65])
-{
+struct cc {
+	const char *path;
+	struct strbuf ident;
 	const char *flags[NFLAGS];
 	size_t nflags;
-	struct strbuf ident = STRBUF_INIT;
+};
+
+static void cc_init(struct cc *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->path = compiler();
+	compiler_identity(c->path, &c->ident);
+	for (i = 0; i < sizeof(cc_flags) / sizeof(cc_flags[0]); i++)
+		c->flags[c->nflags++] = cc_flags[i];
+	if (!strstr(c->ident.buf ? c->ident.buf : "", "clang"))
+		for (i = 0; i < sizeof(gcc_flags) / sizeof(gcc_flags[0]); i++)
+			c->flags[c->nflags++] = gcc_flags[i];
+}
+
+static void cache_key(const struct cc *cc, const char *csrc, size_t len, char key[65])
+{
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
 	char cpu[256], abi[16];
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 
-	compiler_identity(compiler(), &ident);
-	nflags = compile_flags(ident.buf ? ident.buf : "", flags);
 	snprintf(abi, sizeof(abi), "%u", AG_KERNEL_ABI);
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
 	hash_add(ctx, "anygpu-jit");
 	hash_add(ctx, AG_TRANSLATOR_VERSION);
 	hash_add(ctx, abi);
-	hash_add(ctx, compiler());
-	hash_add(ctx, ident.buf ? ident.buf : "");
-	for (size_t i = 0; i < nflags; i++)
-		hash_add(ctx, flags[i]);
+	hash_add(ctx, cc->path);
+	hash_add(ctx, cc->ident.buf ? cc->ident.buf : "");
+	for (size_t i = 0; i < cc->nflags; i++)
+		hash_add(ctx, cc->flags[i]);
 	hash_add(ctx, ag_host_cpuinfo("model name", cpu, sizeof(cpu)));
 	EVP_DigestUpdate(ctx, csrc, len);
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
 	EVP_MD_CTX_free(ctx);
-	sb_free(&ident);
 	ag_hex_encode(key, md, 32);
 }
 
@@ -251,21 +254,18 @@ static void add_head(struct strbuf *err, const char *text)
 	sb_add(err, text, (size_t)(p - text));
 }
 
-static int compile(const char *cfile, const char *sofile, struct strbuf *err)
+static int compile(const struct cc *cc, const char *cfile, const char *sofile,
+		   struct strbuf *err)
 {
-	struct strbuf tmp = STRBUF_INIT, out = STRBUF_INIT, ident = STRBUF_INIT;
-	const char *flags[NFLAGS];
+	struct strbuf tmp = STRBUF_INIT, out = STRBUF_INIT;
 	char *argv[NFLAGS + 6];
-	size_t nflags, i;
+	size_t i;
 	int n = 0, rc;
 
-	compiler_identity(compiler(), &ident);
-	nflags = compile_flags(ident.buf ? ident.buf : "", flags);
-	sb_free(&ident);
 	temp_name(&tmp, sofile);
-	argv[n++] = (char *)compiler();
-	for (i = 0; i < nflags; i++)
-		argv[n++] = (char *)flags[i];
+	argv[n++] = (char *)cc->path;
+	for (i = 0; i < cc->nflags; i++)
+		argv[n++] = (char *)cc->flags[i];
 	argv[n++] = "-o";
 	argv[n++] = tmp.buf;
 	argv[n++] = (char *)cfile;
@@ -274,9 +274,9 @@ static int compile(const char *cfile, const char *sofile, struct strbuf *err)
 	rc = run_capture(argv, &out);
 	if (rc < 0)
 		sb_addf(err, "cannot run the C compiler '%s': %s (set ANYGPU_CC)",
-			compiler(), strerror(errno));
+			cc->path, strerror(errno));
 	else if (rc != 0) {
-		sb_addf(err, "the C compiler '%s' failed (exit %d) on %s:\n", compiler(), rc, cfile);
+		sb_addf(err, "the C compiler '%s' failed (exit %d) on %s:\n", cc->path, rc, cfile);
 		add_head(err, out.buf ? out.buf : "");
 	} else if (rename(tmp.buf, sofile) != 0) {
 		sb_addf(err, "cannot rename %s to %s: %s", tmp.buf, sofile, strerror(errno));
@@ -303,15 +303,15 @@ static int translate(const struct ptx_module *m, struct strbuf *c, struct strbuf
 }
 
 /* Writes <key>.c and compiles it into sofile. */
-static int build(const struct strbuf *c, const char *dir, const char *key,
-		 const char *sofile, struct strbuf *err)
+static int build(const struct cc *cc, const struct strbuf *c, const char *dir,
+		 const char *key, const char *sofile, struct strbuf *err)
 {
 	struct strbuf cfile = STRBUF_INIT;
 	int rc = -1;
 
 	sb_addf(&cfile, "%s/%s.c", dir, key);
 	if (write_file(cfile.buf, c->buf ? c->buf : "", c->len, err) == 0)
-		rc = compile(cfile.buf, sofile, err);
+		rc = compile(cc, cfile.buf, sofile, err);
 	sb_free(&cfile);
 	return rc;
 }
@@ -349,12 +349,14 @@ int ag_jit_load(const struct ptx_module *m, struct ag_jit_module *out, struct st
 {
 	struct strbuf dir = STRBUF_INIT, sofile = STRBUF_INIT, ignored = STRBUF_INIT;
 	struct strbuf c = STRBUF_INIT;
+	struct cc cc = { .ident = STRBUF_INIT };
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (ag_jit_cache_dir(&dir, err) != 0 || translate(m, &c, err) != 0)
 		goto out;
-	cache_key(c.buf ? c.buf : "", c.len, out->key);
+	cc_init(&cc);
+	cache_key(&cc, c.buf ? c.buf : "", c.len, out->key);
 	sb_addf(&sofile, "%s/%s.so", dir.buf, out->key);
 	/* A damaged cache entry is rebuilt, not reported. */
 	if (access(sofile.buf, R_OK) == 0 && open_so(sofile.buf, out, &ignored) == 0) {
@@ -362,11 +364,12 @@ int ag_jit_load(const struct ptx_module *m, struct ag_jit_module *out, struct st
 		goto out;
 	}
 	double t0 = now_ms();
-	if (build(&c, dir.buf, out->key, sofile.buf, err) != 0)
+	if (build(&cc, &c, dir.buf, out->key, sofile.buf, err) != 0)
 		goto out;
 	out->compile_ms = now_ms() - t0;
 	rc = open_so(sofile.buf, out, err);
 out:
+	sb_free(&cc.ident);
 	sb_free(&c);
 	sb_free(&ignored);
 	sb_free(&sofile);

@@ -365,31 +365,23 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 			"\tconst unsigned char *const prm, const struct ag_dims *const d, "
 			"const int32_t ag_x, const uint32_t ag_tid1, const uint32_t ag_tid2)\n"
 			"{\n\tstruct ag_sf%u *const W = &S->fr;\n"
-			"\tstruct ag_block *const b = w->b;\n"
-			"\tunsigned char *const sh = b->shared;\n"
-			"\tconst uint32_t ag_tid0 = (uint32_t)ag_x;\n"
-			"\tconst uint32_t ag_ntid0 = d->ntid[0], ag_ntid1 = d->ntid[1], "
-			"ag_ntid2 = d->ntid[2];\n"
-			"\tconst uint32_t ag_ctaid0 = d->ctaid[0], ag_ctaid1 = d->ctaid[1], "
-			"ag_ctaid2 = d->ctaid[2];\n"
-			"\tconst uint32_t ag_nctaid0 = d->nctaid[0], ag_nctaid1 = d->nctaid[1], "
-			"ag_nctaid2 = d->nctaid[2];\n",
+			"\tconst uint32_t ag_tid0 = (uint32_t)ag_x;\n",
 			fidx, fidx, t->locals.buf ? t->locals.buf : "", fidx, fidx, fidx);
 	else
 		sb_addf(out, "static void ag_s%u(struct ag_warp *w, const unsigned l, "
 			"unsigned char *const *a, uint8_t *ex)\n"
 			"{\n\tstruct ag_sf%u fr, *const W = &fr;\n"
-			"\tstruct ag_block *const b = w->b;\n"
-			"\tunsigned char *const sh = b->shared;\n"
-			"\tconst unsigned char *const prm = b->env->params;\n"
+			"\tconst struct ag_dims dims = ag_dims_of(w->b), *const d = &dims;\n"
+			"\tconst unsigned char *const prm = w->b->env->params;\n"
 			"\tconst uint32_t ag_tid0 = w->tid[0][l], ag_tid1 = w->tid[1][l], "
-			"ag_tid2 = w->tid[2][l];\n"
-			"\tconst uint32_t ag_ntid0 = b->env->ntid[0], ag_ntid1 = b->env->ntid[1], "
-			"ag_ntid2 = b->env->ntid[2];\n"
-			"\tconst uint32_t ag_ctaid0 = b->ctaid[0], ag_ctaid1 = b->ctaid[1], "
-			"ag_ctaid2 = b->ctaid[2];\n"
-			"\tconst uint32_t ag_nctaid0 = b->env->nctaid[0], ag_nctaid1 = b->env->nctaid[1], "
-			"ag_nctaid2 = b->env->nctaid[2];\n", fidx, fidx);
+			"ag_tid2 = w->tid[2][l];\n", fidx, fidx);
+	sb_adds(out, "\tstruct ag_block *const b = w->b;\n"
+		"\tunsigned char *const sh = b->shared;\n"
+		"\tconst uint32_t ag_ntid0 = d->ntid[0], ag_ntid1 = d->ntid[1], ag_ntid2 = d->ntid[2];\n"
+		"\tconst uint32_t ag_ctaid0 = d->ctaid[0], ag_ctaid1 = d->ctaid[1], "
+		"ag_ctaid2 = d->ctaid[2];\n"
+		"\tconst uint32_t ag_nctaid0 = d->nctaid[0], ag_nctaid1 = d->nctaid[1], "
+		"ag_nctaid2 = d->nctaid[2];\n");
 	sb_addf(out, "%s\n\t(void)W; (void)sh; (void)prm; (void)a; (void)ex;\n",
 		t->locals.buf ? t->locals.buf : "");
 	if (entry)

@@ -869,20 +869,15 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	bb = split_blocks(t);
 	rc = emit_body(t, bb);
 	free(bb);
-	if (rc) {
-		tr_aff_free(t->aff);
-		t->aff = NULL;
-		return -1;
-	}
-	if (t->shared_size > shared_start && t->shared_size > t->fi[fidx].shared_end)
+	if (!rc && t->shared_size > shared_start && t->shared_size > t->fi[fidx].shared_end)
 		t->fi[fidx].shared_end = t->shared_size;
-	if (t->scalar) {
+	if (!rc && t->scalar) {
 		t->shared_size = shared_start;
 		tr_fast_function(t, fidx, out);
-		tr_aff_free(t->aff);
-		t->aff = NULL;
-	} else {
+	} else if (!rc) {
 		emit_run(t, fidx, out);
 	}
-	return 0;
+	tr_aff_free(t->aff);
+	t->aff = NULL;
+	return rc ? -1 : 0;
 }

@@ -819,26 +819,23 @@ AG_INLINE double ag_to_f64(long double x, int mode)
 	return f;
 }
 
-/* Arithmetic rounded toward zero (1), down (2) or up (3).  The result
+/* f64 arithmetic rounded toward zero (1), down (2) or up (3).  The result
  * rounded to nearest, x, and the sign of the rest, e (exact - x), decide
  * whether to step one unit away from x. */
-#define AG_STEP(N, T, NEXT, MAX)						\
-AG_INLINE T ag_step_##N(T x, double e, int mode, int fin)			\
-{										\
-	if (isinf(x) && fin && mode)	/* overflow of a finite result */	\
-		return mode == 1 || (mode == 2) == (x > 0) ? (x > 0 ? MAX : -MAX) : x; \
-	if (e == 0 || mode == 0 || x != x)					\
-		return x;							\
-	if (mode == 3 && e > 0)							\
-		return NEXT(x, INFINITY);					\
-	if (mode == 2 && e < 0)							\
-		return NEXT(x, -INFINITY);					\
-	if (mode == 1 && ((x > 0 && e < 0) || (x < 0 && e > 0)))		\
-		return NEXT(x, 0);						\
-	return x;								\
+AG_INLINE double ag_step_f64(double x, double e, int mode, int fin)
+{
+	if (isinf(x) && fin && mode)	/* overflow of a finite result */
+		return mode == 1 || (mode == 2) == (x > 0) ? (x > 0 ? DBL_MAX : -DBL_MAX) : x;
+	if (e == 0 || mode == 0 || x != x)
+		return x;
+	if (mode == 3 && e > 0)
+		return nextafter(x, INFINITY);
+	if (mode == 2 && e < 0)
+		return nextafter(x, -INFINITY);
+	if (mode == 1 && ((x > 0 && e < 0) || (x < 0 && e > 0)))
+		return nextafter(x, 0);
+	return x;
 }
-AG_STEP(f32, float, nextafterf, FLT_MAX)
-AG_STEP(f64, double, nextafter, DBL_MAX)
 
 /* The float next to f (not a NaN) toward +infinity (up) or -infinity, by
  * its bits: no branch, so that loops over threads stay vector code.
