@@ -74,6 +74,15 @@ static int ldst_elem(struct tr *t, const struct ptx_insn *in, enum ptx_type ty, 
 	return 0;
 }
 
+/* Whether an address operand is a register (plus an offset): lanes may
+ * differ in it. */
+static int by_register(const struct tr *t, const struct ptx_operand *o)
+{
+	const struct tr_sym *s = o->name ? tr_lookup(t, o->name) : NULL;
+
+	return s && s->kind == TK_REG;
+}
+
 /* ld d, [a] and st [a], v, scalar or .v2/.v4. */
 static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 {
@@ -94,7 +103,11 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 	if (tr_addr(t, in, &in->ops[store ? 0 : 1], space_of(in), &a))
 		goto out;
 	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "unsigned char *p_ = %s;\n", a.buf);
+	if (by_register(t, &in->ops[store ? 0 : 1]) && space_of(in) != PTX_SPACE_PARAM &&
+	    space_of(in) != PTX_SPACE_LOCAL)
+		tr_seg_access(t, a.buf, nv * tr_size(ty));
+	else
+		sb_addf(&t->code, "unsigned char *p_ = %s;\n", a.buf);
 	if (tr_has(in, ".release"))
 		sb_adds(&t->code, "\t\t\t__atomic_thread_fence(__ATOMIC_RELEASE);\n");
 	for (k = 0; k < nv; k++)

@@ -318,6 +318,7 @@ static void tr_release(struct tr *t)
 	sb_free(&t->locals);
 	free(t->regs);
 	free(t->scalar_done);
+	tr_segs_free(t);
 }
 
 int ag_translate(const struct ptx_module *m, struct strbuf *out, struct ptx_error *err)

@@ -672,6 +672,13 @@ static tr_emit_fn lane_local_emitter(const struct ptx_insn *in)
 	return fn;
 }
 
+/* Whether a lane-local instruction loads or stores memory. */
+static int reaches_memory(const struct ptx_insn *in)
+{
+	return !tr_arith_emitter(in->opcode) && !tr_cvt_emitter(in->opcode) &&
+		strcmp(in->opcode, "cvta") && strcmp(in->opcode, "isspacep");
+}
+
 static int emit_insn(struct tr *t, const struct ptx_insn *in)
 {
 	static const struct {
@@ -692,11 +699,13 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	for (i = 0; i < sizeof(flow) / sizeof(flow[0]) && !fn; i++)
 		if (!strcmp(in->opcode, flow[i].op))
 			fn = flow[i].fn;
-	if (!fn && !is_block_barrier(in) && (fn = lane_local_emitter(in)))
+	if (!fn && !is_block_barrier(in) && (fn = lane_local_emitter(in))) {
 		/* volatile: the mark of warp-synchronous shared-memory code */
 		tr_fuse(t, !tr_has(in, ".volatile"));
-	else
+		tr_seg(t, reaches_memory(in));
+	} else {
 		tr_fuse(t, 0);
+	}
 	sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
 	rc = tr_aff_insn(t, in);
 	if (rc)

@@ -78,6 +78,8 @@ struct tr {
 	uint32_t tmp;           /* unique temporaries */
 	int fused;              /* a lane loop spanning instructions is open */
 	size_t fused_at;        /* where its body starts in code */
+	struct tr_seg *segs;    /* its instructions (vector.c) */
+	uint32_t nsegs, capsegs;
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */
@@ -128,7 +130,12 @@ int tr_reg_lvalue(struct tr *t, const char *name, struct strbuf *sb);
 void tr_wrap(struct strbuf *e, const char *fn);     /* e = fn(e) */
 void tr_lanes_begin(struct tr *t, const struct ptx_insn *in);
 void tr_lanes_end(struct tr *t);
+
+/* vector.c: runs of lane-local instructions, and their full-warp form */
 void tr_fuse(struct tr *t, int open);
+void tr_seg(struct tr *t, int own);
+void tr_seg_access(struct tr *t, const char *addr, uint32_t size);
+void tr_segs_free(struct tr *t);
 int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb);
 
 /* Modifiers: every one must be a type or listed in allowed (words

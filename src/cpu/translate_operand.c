@@ -378,38 +378,6 @@ void tr_lanes_end(struct tr *t)
 	sb_adds(&t->code, "\t\t}\n");
 }
 
-/*
- * Opens (open = 1) or closes the lane loop that a run of lane-local
- * instructions shares.  In lockstep each instruction is its own loop over
- * the lanes; instructions that only read and write the lane's own registers
- * and memory give the same results when each lane runs the whole run before
- * the next lane starts, and then a lane's values stay in machine registers
- * and its loads and stores meet the cache in the order of a loop over
- * threads.  The caller closes the loop before any instruction that looks at
- * other lanes or moves lanes (warp operations, barriers, branches, calls).
- * The run is written twice: for a warp whose lanes are all there, a loop
- * without the mask test, which the C compiler can turn into vector
- * instructions (a lane per element), and the masked loop for the others.
- */
-void tr_fuse(struct tr *t, int open)
-{
-	struct strbuf body = STRBUF_INIT;
-
-	if (t->scalar || t->fused == open)
-		return;
-	t->fused = open;
-	if (open) {
-		t->fused_at = t->code.len;
-		return;
-	}
-	sb_add(&body, t->code.buf + t->fused_at, t->code.len - t->fused_at);
-	sb_truncate(&t->code, t->fused_at);
-	sb_addf(&t->code, "\t\tif (ag_all(m)) for (l = 0; l < 32; l++) {\n%s\t\t} else "
-		"for (l = 0; l < 32; l++) if (m[l]) {\n%s\t\t}\n", body.buf ? body.buf : "",
-		body.buf ? body.buf : "");
-	sb_free(&body);
-}
-
 static int word_in(const char *list, const char *w)
 {
 	size_t n = strlen(w);

@@ -102,6 +102,38 @@ AG_INLINE int ag_all(const uint8_t *m)
 	return (q[0] & q[1] & q[2] & q[3]) == 0x0101010101010101ull;
 }
 
+/* How the 32 lanes' addresses a[] of an access of s bytes each meet
+ * memory, half a warp at a time (a vector of 16 floats; 16 is also the
+ * width of the common 16 x 16 blocks): AG_DENSE when each half reaches
+ * consecutive elements, AG_SAME when each half reaches one address, else
+ * AG_SCATTERED (vector.c). */
+enum { AG_SCATTERED, AG_DENSE, AG_SAME };
+
+typedef uintptr_t ag_addr8 __attribute__((vector_size(8 * sizeof(uintptr_t))));
+
+/* Written with vector types: as a loop, the compiler unrolls it into
+ * scalar code, and it runs before every such access. */
+AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
+{
+	const ag_addr8 lane = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	ag_addr8 v[4], d = { 0 }, u = { 0 };
+	uintptr_t dd = 0, uu = 0;
+	unsigned k;
+
+	memcpy(v, a, sizeof(v));
+	for (k = 0; k < 4; k++) {
+		uintptr_t base = a[k / 2 * 16];
+
+		d |= v[k] ^ (base + (lane + k % 2 * 8) * s);
+		u |= v[k] ^ base;
+	}
+	for (k = 0; k < 8; k++) {
+		dd |= d[k];
+		uu |= u[k];
+	}
+	return !dd ? AG_DENSE : !uu ? AG_SAME : AG_SCATTERED;
+}
+
 /* Whether some lane is in state st (a loop the compiler vectorizes). */
 AG_INLINE int ag_in_state(const struct ag_lanes *ln, uint8_t st)
 {

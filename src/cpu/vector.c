@@ -1,0 +1,184 @@
+/*
+ * vector.c - the lockstep translation's runs of lane-local instructions,
+ * and the form they take when all 32 lanes of a warp are there: loops the
+ * C compiler turns into vector instructions.
+ *
+ * A run of instructions that only read and write their lane's own
+ * registers and memory gives the same results whether each lane runs the
+ * whole run before the next lane starts (one loop over the lanes, which
+ * keeps a lane's values in machine registers) or each instruction runs for
+ * all lanes before the next starts (lockstep proper).  The masked version,
+ * for warps with lanes missing, is the first.  The version for full warps
+ * is the second, but only where it pays: arithmetic stays together in one
+ * loop, and each instruction that reaches memory through a pointer gets a
+ * loop of its own, because a store through a pointer the compiler cannot
+ * tell from the frame's rows keeps it from vectorizing the loop around it.
+ *
+ * A load or store of a register address first computes the 32 addresses
+ * and looks at them half a warp at a time.  When each half reaches
+ * consecutive elements (lanes reading a row, which a GPU coalesces), the
+ * access is a loop over a[h] + l * size, plain vector loads and stores;
+ * when each half reaches one address (a value all the lanes of a row of a
+ * 16 x 16 block read), one load and a broadcast; otherwise a loop over the
+ * lanes' own addresses (a gather or a scatter).  Deciding at run time costs
+ * a few vector compares and needs no proof that an address is affine.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/translate_int.h"
+
+/* One instruction of the open run, by where its code starts. */
+struct tr_seg {
+	size_t at;
+	int own;                /* reaches memory: a loop of its own */
+	size_t addr_at;         /* the "unsigned char *p_ = ...;" line of a */
+	size_t addr_len;        /* load or store (0: none) */
+	uint32_t size;          /* bytes per lane at p_ */
+	char *addr;             /* its address expression */
+};
+
+static void seg_clear(struct tr *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nsegs; i++)
+		free(t->segs[i].addr);
+	t->nsegs = 0;
+}
+
+void tr_segs_free(struct tr *t)
+{
+	seg_clear(t);
+	free(t->segs);
+	t->segs = NULL;
+	t->capsegs = 0;
+}
+
+/* An instruction of the open run starts here; own: it reaches memory. */
+void tr_seg(struct tr *t, int own)
+{
+	struct tr_seg *s;
+
+	if (t->scalar || !t->fused)
+		return;
+	if (t->nsegs && t->segs[t->nsegs - 1].at == t->code.len) {
+		t->segs[t->nsegs - 1].own = own;        /* nothing written since */
+		return;
+	}
+	if (t->nsegs == t->capsegs) {
+		uint32_t cap = t->capsegs ? 2 * t->capsegs : 16;
+		t->segs = xrealloc(t->segs, cap * sizeof(*t->segs));
+		t->capsegs = cap;
+	}
+	s = &t->segs[t->nsegs++];
+	memset(s, 0, sizeof(*s));
+	s->at = t->code.len;
+	s->own = own;
+}
+
+/* A load or store writes "unsigned char *p_ = addr;", each lane reaching
+ * size bytes at p_; in a run, the run's last instruction notes the line. */
+void tr_seg_access(struct tr *t, const char *addr, uint32_t size)
+{
+	struct tr_seg *s = NULL;
+
+	if (!t->scalar && t->fused && t->nsegs) {
+		s = &t->segs[t->nsegs - 1];
+		free(s->addr);
+		s->addr = xstrdup(addr);
+		s->addr_at = t->code.len;
+		s->size = size;
+	}
+	sb_addf(&t->code, "unsigned char *p_ = %s;\n", addr);
+	if (s)
+		s->addr_len = t->code.len - s->addr_at;
+}
+
+/*
+ * The compiler cannot tell a pointer made from an integer from the frame's
+ * rows, so it vectorizes an access loop only with a run-time test that the
+ * two do not overlap.  A loop of 16 it would rather unroll completely, and
+ * then vectorize nothing: the half-warp loops are kept loops.
+ */
+#define NO_UNROLL "#pragma GCC unroll 1\n"
+
+/* A load or store for the lanes of a full warp, in the form its
+ * addresses take (ag_coalesce): per half warp, a vector access, one
+ * address for all, or each lane its own. */
+static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg *s, size_t end)
+{
+	const char *head = code + s->at, *tail = code + s->addr_at + s->addr_len;
+	int nhead = (int)(s->addr_at - s->at), ntail = (int)(end - s->addr_at - s->addr_len);
+
+	sb_addf(sb, "\t\t{\n\t\tuintptr_t ag_a[32];\n\t\tunsigned ag_h;\n"
+		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n"
+		"\t\tswitch (ag_coalesce(ag_a, %u)) {\n", s->addr, s->size);
+	sb_addf(sb, "\t\tcase AG_DENSE:\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
+		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n"
+		"%.*sunsigned char *p_ = (unsigned char *)ag_a[ag_h] + (l - ag_h) * %u;\n%.*s"
+		"\t\t}\n\t\tbreak;\n", nhead, head, s->size, ntail, tail);
+	sb_addf(sb, "\t\tcase AG_SAME:\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
+		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n"
+		"%.*sunsigned char *p_ = (unsigned char *)ag_a[ag_h];\n%.*s"
+		"\t\t}\n\t\tbreak;\n", nhead, head, ntail, tail);
+	sb_addf(sb, "\t\tdefault:\n\t\tfor (l = 0; l < 32; l++) {\n"
+		"%.*sunsigned char *p_ = (unsigned char *)ag_a[l];\n%.*s\t\t}\n\t\t}\n\t\t}\n",
+		nhead, head, ntail, tail);
+}
+
+/* The run for a full warp: arithmetic in shared loops, memory in its own. */
+static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf *sb)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < t->nsegs; i = j) {
+		const struct tr_seg *s = &t->segs[i];
+		size_t to;
+
+		for (j = i + 1; !s->own && j < t->nsegs && !t->segs[j].own; j++)
+			;
+		to = j < t->nsegs ? t->segs[j].at : end;
+		if (s->addr_len)
+			emit_access(sb, code, s, to);
+		else
+			sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%.*s\t\t}\n",
+				(int)(to - s->at), code + s->at);
+	}
+}
+
+/*
+ * Opens (open = 1) or closes the lane loop that a run of lane-local
+ * instructions shares.  The caller closes it before any instruction that
+ * looks at other lanes or moves lanes (warp operations, barriers,
+ * branches, calls).  The run is written twice: for a full warp, without
+ * the mask test, as emit_full splits it; and the masked loop for others.
+ */
+void tr_fuse(struct tr *t, int open)
+{
+	struct strbuf body = STRBUF_INIT, full = STRBUF_INIT;
+	const char *code;
+	size_t end;
+
+	if (t->scalar || t->fused == open)
+		return;
+	t->fused = open;
+	if (open) {
+		t->fused_at = t->code.len;
+		seg_clear(t);
+		tr_seg(t, 0);
+		return;
+	}
+	end = t->code.len;
+	if (end > t->fused_at) {
+		sb_add(&body, t->code.buf + t->fused_at, end - t->fused_at);
+		emit_full(t, t->code.buf, end, &full);
+	}
+	code = body.buf ? body.buf : "";
+	sb_truncate(&t->code, t->fused_at);
+	sb_addf(&t->code, "\t\tif (ag_all(m)) {\n%s\t\t} else for (l = 0; l < 32; l++) if (m[l]) {\n"
+		"%s\t\t}\n", full.buf ? full.buf : "", code);
+	seg_clear(t);
+	sb_free(&body);
+	sb_free(&full);
+}
