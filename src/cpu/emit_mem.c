@@ -105,7 +105,7 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 	tr_lanes_begin(t, in);
 	if (by_register(t, &in->ops[store ? 0 : 1]) && space_of(in) != PTX_SPACE_PARAM &&
 	    space_of(in) != PTX_SPACE_LOCAL)
-		tr_seg_access(t, a.buf, nv * tr_size(ty));
+		tr_seg_access(t, a.buf, nv * tr_size(ty), store);
 	else
 		sb_addf(&t->code, "unsigned char *p_ = %s;\n", a.buf);
 	if (tr_has(in, ".release"))

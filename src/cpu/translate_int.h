@@ -80,6 +80,7 @@ struct tr {
 	size_t fused_at;        /* where its body starts in code */
 	struct tr_seg *segs;    /* its instructions (vector.c) */
 	uint32_t nsegs, capsegs;
+	unsigned nsites;        /* loads and stores that may prefetch */
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */
@@ -134,7 +135,7 @@ void tr_lanes_end(struct tr *t);
 /* vector.c: runs of lane-local instructions, and their full-warp form */
 void tr_fuse(struct tr *t, int open);
 void tr_seg(struct tr *t, int own);
-void tr_seg_access(struct tr *t, const char *addr, uint32_t size);
+void tr_seg_access(struct tr *t, const char *addr, uint32_t size, int store);
 void tr_segs_free(struct tr *t);
 int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb);
 

@@ -60,6 +60,8 @@ struct ag_co {
 	int done;
 };
 
+#define AG_NSEEN 16
+
 /* One warp of a block; functions of the module receive it.  The first six
  * members are positional in the fast path's initializer. */
 struct ag_warp {
@@ -78,6 +80,8 @@ struct ag_warp {
 	size_t lsize;
 	unsigned psize;         /* bytes of the kernel's parameters */
 	uintptr_t stack_hi;     /* the stack above the block's device frames */
+	uintptr_t seen[AG_NSEEN];       /* last address of each dense access
+					 * (ag_prefetch_next), 0 at first */
 };
 
 /* The first member of every frame: where each lane is. */
@@ -110,6 +114,22 @@ AG_INLINE int ag_all(const uint8_t *m)
 enum { AG_SCATTERED, AG_DENSE, AG_SAME };
 
 typedef uintptr_t ag_addr8 __attribute__((vector_size(8 * sizeof(uintptr_t))));
+typedef uintptr_t ag_addr4 __attribute__((vector_size(4 * sizeof(uintptr_t))));
+typedef uintptr_t ag_addr2 __attribute__((vector_size(2 * sizeof(uintptr_t))));
+
+/* The OR of a vector's elements, by halves (element by element, the
+ * compiler moves each to a scalar register). */
+AG_INLINE uintptr_t ag_or8(ag_addr8 v)
+{
+	ag_addr4 h[2];
+	ag_addr2 q[2];
+
+	memcpy(h, &v, sizeof(h));
+	h[0] |= h[1];
+	memcpy(q, &h[0], sizeof(q));
+	q[0] |= q[1];
+	return q[0][0] | q[0][1];
+}
 
 /* Written with vector types: as a loop, the compiler unrolls it into
  * scalar code, and it runs before every such access. */
@@ -117,7 +137,6 @@ AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
 {
 	const ag_addr8 lane = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	ag_addr8 v[4], d = { 0 }, u = { 0 };
-	uintptr_t dd = 0, uu = 0;
 	unsigned k;
 
 	memcpy(v, a, sizeof(v));
@@ -127,11 +146,25 @@ AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
 		d |= v[k] ^ (base + (lane + k % 2 * 8) * s);
 		u |= v[k] ^ base;
 	}
-	for (k = 0; k < 8; k++) {
-		dd |= d[k];
-		uu |= u[k];
+	return !ag_or8(d) ? AG_DENSE : !ag_or8(u) ? AG_SAME : AG_SCATTERED;
+}
+
+/* A stride prefetcher for one load or store of a warp, whose lanes reach
+ * the bytes at a now and reached those at *seen before: the next time they
+ * are likely a stride further on (a grid-stride loop walks memory with the
+ * grid's stride, which the hardware's prefetchers, keeping to a page, do
+ * not follow), so those lines are asked for now. */
+AG_INLINE void ag_prefetch_next(uintptr_t *seen, uintptr_t a, unsigned bytes, int write)
+{
+	uintptr_t next = a + (a - *seen), o;
+
+	*seen = a;
+	for (o = 0; o < bytes; o += 64) {
+		if (write)
+			__builtin_prefetch((const void *)(next + o), 1);
+		else
+			__builtin_prefetch((const void *)(next + o), 0);
 	}
-	return !dd ? AG_DENSE : !uu ? AG_SAME : AG_SCATTERED;
 }
 
 /* Whether some lane is in state st (a loop the compiler vectorizes). */
@@ -159,7 +192,8 @@ AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t
 			if (ln->st[l] == AG_WAIT && w->bar->gen[ln->bid[l]] != ln->bgen[l])
 				ln->st[l] = AG_RUN;
 	for (l = 0; l < 32; l++) {
-		uint32_t p = ln->st[l] == AG_RUN ? ln->pc[l] : UINT32_MAX;
+		/* pc, or all ones: a conditional load would keep it scalar */
+		uint32_t p = ln->pc[l] | -(uint32_t)(ln->st[l] != AG_RUN);
 
 		pc = p < pc ? p : pc;
 	}

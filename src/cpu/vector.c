@@ -35,6 +35,8 @@ struct tr_seg {
 	size_t addr_at;         /* the "unsigned char *p_ = ...;" line of a */
 	size_t addr_len;        /* load or store (0: none) */
 	uint32_t size;          /* bytes per lane at p_ */
+	int store;
+	unsigned site;          /* a number of its own in the function */
 	char *addr;             /* its address expression */
 };
 
@@ -79,7 +81,7 @@ void tr_seg(struct tr *t, int own)
 
 /* A load or store writes "unsigned char *p_ = addr;", each lane reaching
  * size bytes at p_; in a run, the run's last instruction notes the line. */
-void tr_seg_access(struct tr *t, const char *addr, uint32_t size)
+void tr_seg_access(struct tr *t, const char *addr, uint32_t size, int store)
 {
 	struct tr_seg *s = NULL;
 
@@ -89,6 +91,8 @@ void tr_seg_access(struct tr *t, const char *addr, uint32_t size)
 		s->addr = xstrdup(addr);
 		s->addr_at = t->code.len;
 		s->size = size;
+		s->store = store;
+		s->site = t->nsites++;
 	}
 	sb_addf(&t->code, "unsigned char *p_ = %s;\n", addr);
 	if (s)
@@ -114,10 +118,13 @@ static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg
 	sb_addf(sb, "\t\t{\n\t\tuintptr_t ag_a[32];\n\t\tunsigned ag_h;\n"
 		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n"
 		"\t\tswitch (ag_coalesce(ag_a, %u)) {\n", s->addr, s->size);
-	sb_addf(sb, "\t\tcase AG_DENSE:\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
+	sb_addf(sb, "\t\tcase AG_DENSE:\n"
+		"\t\tag_prefetch_next(&w->seen[%u %% AG_NSEEN], ag_a[0], %u, %d);\n"
+		"\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
 		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n"
 		"%.*sunsigned char *p_ = (unsigned char *)ag_a[ag_h] + (l - ag_h) * %u;\n%.*s"
-		"\t\t}\n\t\tbreak;\n", nhead, head, s->size, ntail, tail);
+		"\t\t}\n\t\tbreak;\n", s->site, 32 * s->size, s->store, nhead, head,
+		s->size, ntail, tail);
 	sb_addf(sb, "\t\tcase AG_SAME:\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
 		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n"
 		"%.*sunsigned char *p_ = (unsigned char *)ag_a[ag_h];\n%.*s"
