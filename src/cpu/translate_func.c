@@ -245,10 +245,12 @@ static int emit_branch(struct tr *t, const struct ptx_insn *in)
 
 	if (tr_branch_target(t, in, &to))
 		return -1;
+	t->next[0] = to;
 	if (!in->guard) {
 		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n", to);
 		return 0;
 	}
+	t->next[1] = t->bb + 1;
 	tr_lanes_begin(t, NULL);
 	sb_adds(&t->code, "W->ln.pc[l] = ");
 	if (tr_guard(t, in, &t->code))
@@ -727,19 +729,31 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
  * past the function's end, which returns. */
 static void emit_fallthrough(struct tr *t, int terminated)
 {
+	unsigned i;
+
 	if (t->scalar)
 		return;
 	tr_fuse(t, 0);
 	if (!terminated) {
-		if (t->bb + 1 < t->nbb)
+		if (t->bb + 1 < t->nbb) {
 			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n",
 				t->bb + 1);
+			t->next[0] = t->bb + 1;
+		}
 		else if (t->fn->is_entry)
 			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { W->ln.st[l] = "
 				"AG_EXIT; w->exited |= 1u << l; }\n");
 		else
 			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.st[l] = AG_RET;\n");
 	}
+	/* A warp that stays whole goes on forward without the scheduler;
+	 * back to an earlier block (a loop's next turn) it lets the block's
+	 * other warps take theirs. */
+	for (i = 0; i < 2; i++)
+		if (t->next[i] > t->bb && t->next[i] < t->nbb)
+			sb_addf(&t->code, "\t\tif (ag_converged(&W->ln, %u, m))\n\t\t\tgoto ag_b%u;\n",
+				t->next[i], t->next[i]);
+	t->next[0] = t->next[1] = 0;
 	sb_adds(&t->code, "\t\tbreak;\n");
 }
 
@@ -747,7 +761,7 @@ static void emit_fallthrough(struct tr *t, int terminated)
  * label of the scalar version. */
 static void block_label(struct tr *t, uint32_t n)
 {
-	sb_addf(&t->code, t->scalar ? "ag_L%u:;\n" : "\tcase %u:\n", n);
+	sb_addf(&t->code, t->scalar ? "ag_L%u:;\n" : "\tcase %u: ag_b%u:\n", n, n);
 }
 
 /* Pass 2: declarations and blocks, in order. */
@@ -758,6 +772,7 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 	int terminated = 0;
 
 	t->bb = 0;
+	t->next[0] = t->next[1] = 0;
 	block_label(t, 0);
 	for (i = 0; i < f->nbody; i++) {
 		const struct ptx_stmt *s = &f->body[i];

@@ -167,13 +167,20 @@ AG_INLINE void ag_prefetch_next(uintptr_t *seen, uintptr_t a, unsigned bytes, in
 	}
 }
 
-/* Whether some lane is in state st (a loop the compiler vectorizes). */
+/* Whether some lane is in state st: a byte equal to st in the four words
+ * of ln->st (a loop over the lanes compiles to widening shuffles). */
 AG_INLINE int ag_in_state(const struct ag_lanes *ln, uint8_t st)
 {
-	unsigned l, any = 0;
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t q[4], any = 0;
+	unsigned k;
 
-	for (l = 0; l < 32; l++)
-		any |= ln->st[l] == st;
+	memcpy(q, ln->st, sizeof(q));
+	for (k = 0; k < 4; k++) {
+		uint64_t v = q[k] ^ (ones * st);
+
+		any |= (v - ones) & ~v & (ones << 7);
+	}
 	return any != 0;
 }
 
@@ -200,6 +207,21 @@ AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t
 	for (l = 0; l < 32; l++)
 		m[l] = ln->st[l] == AG_RUN && ln->pc[l] == pc;
 	return pc;
+}
+
+/* Whether all 32 lanes run (AG_RUN is 0) and are at block pc; then they
+ * all take part in it (m), the ones that waited there too. */
+AG_INLINE int ag_converged(const struct ag_lanes *ln, uint32_t pc, uint8_t *m)
+{
+	uint32_t off = 0;
+	unsigned l;
+
+	for (l = 0; l < 32; l++)
+		off |= (ln->pc[l] ^ pc) | ln->st[l];
+	if (off)
+		return 0;
+	memset(m, 1, 32);
+	return 1;
 }
 
 AG_INLINE int ag_waiting(const struct ag_lanes *ln) { return ag_in_state(ln, AG_WAIT); }
