@@ -35,11 +35,12 @@ static int emit_shfl(struct tr *t, const struct ptx_insn *in)
 	    tr_src(t, in, &in->ops[3], PTX_T_U32, &c))
 		goto out;
 	uses_warp(t);
-	sb_addf(&t->code, "\t\t{\n\t\tuint32_t sv_[32];\n\t\tuint8_t ok_;\n"
+	sb_addf(&t->code, "\t\t{\n\t\tuint32_t sv_[32];\n"
 		"\t\tfor (l = 0; l < 32; l++) sv_[l] = %s;\n", a.buf);
 	tr_lanes_begin(t, in);
-	sb_addf(&t->code, "unsigned j_ = ag_shfl_src(%d, l, %s, %s, &ok_);\n\t\t\t", mode, b.buf,
-		c.buf);
+	/* ok_ per lane: one shared by the loop's turns keeps it scalar */
+	sb_addf(&t->code, "uint8_t ok_;\n\t\t\tunsigned j_ = ag_shfl_src(%d, l, %s, %s, &ok_);\n"
+		"\t\t\t", mode, b.buf, c.buf);
 	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, "sv_[j_]"))
 		goto out;
 	if (in->ops[0].pair) {

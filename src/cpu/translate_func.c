@@ -239,6 +239,21 @@ int tr_branch_target(struct tr *t, const struct ptx_insn *in, uint32_t *to)
 
 /* Each active lane (under the guard) to pc 'to'; the others of the block
  * to the next one. */
+/*
+ * A warp whose 32 lanes all ran the block (m) and all go to block to next
+ * (when cond, a C condition ending in "&& ", holds) goes on there without
+ * the scheduler, which would pick the same block for all lanes; a forward
+ * block only: back to an earlier one (a loop's next turn) it lets the
+ * block's other warps take theirs.  Testing m, which is in registers,
+ * rather than the lanes' pcs just stored one by one, spares the wait for
+ * those stores.
+ */
+static void emit_whole_jump(struct tr *t, const char *cond, uint32_t to)
+{
+	if (to > t->bb && to < t->nbb)
+		sb_addf(&t->code, "\t\tif (%sag_all(m))\n\t\t\tgoto ag_b%u;\n", cond, to);
+}
+
 static int emit_branch(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t to;
@@ -248,6 +263,7 @@ static int emit_branch(struct tr *t, const struct ptx_insn *in)
 	t->next[0] = to;
 	if (!in->guard) {
 		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n", to);
+		emit_whole_jump(t, "", to);
 		return 0;
 	}
 	t->next[1] = t->bb + 1;
@@ -256,6 +272,14 @@ static int emit_branch(struct tr *t, const struct ptx_insn *in)
 	if (tr_guard(t, in, &t->code))
 		return -1;
 	sb_addf(&t->code, " ? %u : %u; }\n", to, t->bb + 1);
+	/* how many of the 32 lanes branch: all or none keeps the warp whole */
+	sb_adds(&t->code, "\t\t{\n\t\tunsigned ag_n = 0;\n\t\tfor (l = 0; l < 32; l++) ag_n += (");
+	if (tr_guard(t, in, &t->code))
+		return -1;
+	sb_adds(&t->code, ") != 0;\n");
+	emit_whole_jump(t, "ag_n == 32 && ", to);
+	emit_whole_jump(t, "ag_n == 0 && ", t->bb + 1);
+	sb_adds(&t->code, "\t\t}\n");
 	return 0;
 }
 
@@ -738,6 +762,7 @@ static void emit_fallthrough(struct tr *t, int terminated)
 		if (t->bb + 1 < t->nbb) {
 			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n",
 				t->bb + 1);
+			emit_whole_jump(t, "", t->bb + 1);
 			t->next[0] = t->bb + 1;
 		}
 		else if (t->fn->is_entry)
@@ -746,12 +771,12 @@ static void emit_fallthrough(struct tr *t, int terminated)
 		else
 			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.st[l] = AG_RET;\n");
 	}
-	/* A warp that stays whole goes on forward without the scheduler;
-	 * back to an earlier block (a loop's next turn) it lets the block's
-	 * other warps take theirs. */
+	/* Lanes that went separate ways and meet again at a forward block
+	 * (the end of an if) go on there together.  (A whole warp cannot
+	 * have met others: it would test the pcs it stored for nothing.) */
 	for (i = 0; i < 2; i++)
 		if (t->next[i] > t->bb && t->next[i] < t->nbb)
-			sb_addf(&t->code, "\t\tif (ag_converged(&W->ln, %u, m))\n\t\t\tgoto ag_b%u;\n",
+			sb_addf(&t->code, "\t\tif (!ag_all(m) && ag_converged(&W->ln, %u, m))\n\t\t\tgoto ag_b%u;\n",
 				t->next[i], t->next[i]);
 	t->next[0] = t->next[1] = 0;
 	sb_adds(&t->code, "\t\tbreak;\n");

@@ -213,11 +213,15 @@ AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t
  * all take part in it (m), the ones that waited there too. */
 AG_INLINE int ag_converged(const struct ag_lanes *ln, uint32_t pc, uint8_t *m)
 {
+	uint64_t st[4];
 	uint32_t off = 0;
 	unsigned l;
 
+	memcpy(st, ln->st, sizeof(st));
+	if (st[0] | st[1] | st[2] | st[3])
+		return 0;
 	for (l = 0; l < 32; l++)
-		off |= (ln->pc[l] ^ pc) | ln->st[l];
+		off |= ln->pc[l] ^ pc;
 	if (off)
 		return 0;
 	memset(m, 1, 32);
