@@ -517,7 +517,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * (a k loop reading a matrix column): there lockstep reads a warp's
 	 * neighbouring elements together, in vector instructions.  Loops that
 	 * only compute (and may diverge) run faster one thread at a time. */
-	if (getenv("AG_FORCE_LOCKSTEP") || u.lockstep || (u.shared && u.volatile_) || (u.grid_size && u.loop) ||
+	if (u.lockstep || (u.shared && u.volatile_) || (u.grid_size && u.loop) ||
 	    (u.loop_loads && !u.barrier))
 		return 0;
 	if (!t->scalar_done)
