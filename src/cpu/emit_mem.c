@@ -74,13 +74,13 @@ static int ldst_elem(struct tr *t, const struct ptx_insn *in, enum ptx_type ty, 
 	return 0;
 }
 
-/* Whether an address operand is a register (plus an offset): lanes may
+/* The register of an address operand (plus an offset), or NULL: lanes may
  * differ in it. */
-static int by_register(const struct tr *t, const struct ptx_operand *o)
+static const struct tr_sym *addr_reg(const struct tr *t, const struct ptx_operand *o)
 {
 	const struct tr_sym *s = o->name ? tr_lookup(t, o->name) : NULL;
 
-	return s && s->kind == TK_REG;
+	return s && s->kind == TK_REG ? s : NULL;
 }
 
 /* ld d, [a] and st [a], v, scalar or .v2/.v4. */
@@ -90,7 +90,9 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 	enum ptx_type ty;
 	uint32_t n, nv = vec_of(in), k;
 	struct strbuf a = STRBUF_INIT, e = STRBUF_INIT;
-	const struct ptx_operand *v = &in->ops[store ? 1 : 0];
+	const struct ptx_operand *v = &in->ops[store ? 1 : 0], *o = &in->ops[store ? 0 : 1];
+	enum ptx_space sp = space_of(in);
+	const struct tr_sym *r = addr_reg(t, o);
 
 	if (tr_has(in, ".async") && store)
 		return tr_emit_st_async(t, in);
@@ -103,10 +105,17 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 	if (tr_addr(t, in, &in->ops[store ? 0 : 1], space_of(in), &a))
 		goto out;
 	tr_lanes_begin(t, in);
-	if (by_register(t, &in->ops[store ? 0 : 1]) && space_of(in) != PTX_SPACE_PARAM &&
-	    space_of(in) != PTX_SPACE_LOCAL)
-		tr_seg_access(t, a.buf, nv * tr_size(ty), store);
-	else
+	if (r && sp != PTX_SPACE_PARAM && sp != PTX_SPACE_LOCAL) {
+		/* shared memory is in the cache already; a 32-bit register plus
+		 * an offset may wrap in some lanes only, but not in shared
+		 * memory's range */
+		const struct tr_access ac = {
+			nv * tr_size(ty), store, sp != PTX_SPACE_SHARED,
+			tr_size(r->type) == 8 || sp == PTX_SPACE_SHARED ? o->name : NULL,
+		};
+
+		tr_seg_access(t, a.buf, &ac);
+	} else
 		sb_addf(&t->code, "unsigned char *p_ = %s;\n", a.buf);
 	if (tr_has(in, ".release"))
 		sb_adds(&t->code, "\t\t\t__atomic_thread_fence(__ATOMIC_RELEASE);\n");

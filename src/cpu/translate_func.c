@@ -728,7 +728,7 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	if (!fn && !is_block_barrier(in) && (fn = lane_local_emitter(in))) {
 		/* volatile: the mark of warp-synchronous shared-memory code */
 		tr_fuse(t, !tr_has(in, ".volatile"));
-		tr_seg(t, reaches_memory(in));
+		tr_seg(t, in, reaches_memory(in));
 	} else {
 		tr_fuse(t, 0);
 	}

@@ -135,8 +135,15 @@ void tr_lanes_end(struct tr *t);
 
 /* vector.c: runs of lane-local instructions, and their full-warp form */
 void tr_fuse(struct tr *t, int open);
-void tr_seg(struct tr *t, int own);
-void tr_seg_access(struct tr *t, const char *addr, uint32_t size, int store);
+struct tr_access {
+	uint32_t size;          /* bytes per lane */
+	int store;
+	int prefetch;           /* worth asking for its next lines */
+	const char *reg;        /* the address register, if adding the
+				 * offset keeps lanes' differences */
+};
+void tr_seg(struct tr *t, const struct ptx_insn *in, int own);
+void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac);
 void tr_segs_free(struct tr *t);
 int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb);
 

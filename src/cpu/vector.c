@@ -31,11 +31,11 @@
 /* One instruction of the open run, by where its code starts. */
 struct tr_seg {
 	size_t at;
+	const struct ptx_insn *in;
 	int own;                /* reaches memory: a loop of its own */
 	size_t addr_at;         /* the "unsigned char *p_ = ...;" line of a */
 	size_t addr_len;        /* load or store (0: none) */
-	uint32_t size;          /* bytes per lane at p_ */
-	int store;
+	struct tr_access ac;
 	unsigned site;          /* a number of its own in the function */
 	char *addr;             /* its address expression */
 };
@@ -57,8 +57,8 @@ void tr_segs_free(struct tr *t)
 	t->capsegs = 0;
 }
 
-/* An instruction of the open run starts here; own: it reaches memory. */
-void tr_seg(struct tr *t, int own)
+/* Instruction in of the open run starts here; own: it reaches memory. */
+void tr_seg(struct tr *t, const struct ptx_insn *in, int own)
 {
 	struct tr_seg *s;
 
@@ -66,6 +66,7 @@ void tr_seg(struct tr *t, int own)
 		return;
 	if (t->nsegs && t->segs[t->nsegs - 1].at == t->code.len) {
 		t->segs[t->nsegs - 1].own = own;        /* nothing written since */
+		t->segs[t->nsegs - 1].in = in;
 		return;
 	}
 	if (t->nsegs == t->capsegs) {
@@ -76,12 +77,13 @@ void tr_seg(struct tr *t, int own)
 	s = &t->segs[t->nsegs++];
 	memset(s, 0, sizeof(*s));
 	s->at = t->code.len;
+	s->in = in;
 	s->own = own;
 }
 
 /* A load or store writes "unsigned char *p_ = addr;", each lane reaching
- * size bytes at p_; in a run, the run's last instruction notes the line. */
-void tr_seg_access(struct tr *t, const char *addr, uint32_t size, int store)
+ * ac->size bytes at p_; in a run, the run's last instruction notes it. */
+void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac)
 {
 	struct tr_seg *s = NULL;
 
@@ -90,8 +92,7 @@ void tr_seg_access(struct tr *t, const char *addr, uint32_t size, int store)
 		free(s->addr);
 		s->addr = xstrdup(addr);
 		s->addr_at = t->code.len;
-		s->size = size;
-		s->store = store;
+		s->ac = *ac;
 		s->site = t->nsites++;
 	}
 	sb_addf(&t->code, "unsigned char *p_ = %s;\n", addr);
@@ -109,22 +110,29 @@ void tr_seg_access(struct tr *t, const char *addr, uint32_t size, int store)
 
 /* A load or store for the lanes of a full warp, in the form its
  * addresses take (ag_coalesce): per half warp, a vector access, one
- * address for all, or each lane its own. */
-static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg *s, size_t end)
+ * address for all, or each lane its own.  The form is found once for the
+ * accesses through one register (c names the variable that keeps it; a
+ * constant offset changes no form); only the first of them computes it
+ * (first) and asks for the lines of its next turn. */
+static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg *s, size_t end,
+			uint32_t c, int first)
 {
 	const char *head = code + s->at, *tail = code + s->addr_at + s->addr_len;
 	int nhead = (int)(s->addr_at - s->at), ntail = (int)(end - s->addr_at - s->addr_len);
+	uint32_t size = s->ac.size;
 
 	sb_addf(sb, "\t\t{\n\t\tuintptr_t ag_a[32];\n\t\tunsigned ag_h;\n"
-		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n"
-		"\t\tswitch (ag_coalesce(ag_a, %u)) {\n", s->addr, s->size);
-	sb_addf(sb, "\t\tcase AG_DENSE:\n"
-		"\t\tag_prefetch_next(&w->seen[%u %% AG_NSEEN], ag_a[0], %u, %d);\n"
-		"\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
+		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n", s->addr);
+	if (first)
+		sb_addf(sb, "\t\tag_c%u = ag_coalesce(ag_a, %u);\n", c, size);
+	sb_addf(sb, "\t\tswitch (ag_c%u) {\n\t\tcase AG_DENSE:\n", c);
+	if (first && s->ac.prefetch)
+		sb_addf(sb, "\t\tag_prefetch_next(&w->seen[%u %% AG_NSEEN], ag_a[0], %u, %d);\n",
+			s->site, 32 * size, s->ac.store);
+	sb_addf(sb, "\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
 		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n"
 		"%.*sunsigned char *p_ = (unsigned char *)ag_a[ag_h] + (l - ag_h) * %u;\n%.*s"
-		"\t\t}\n\t\tbreak;\n", s->site, 32 * s->size, s->store, nhead, head,
-		s->size, ntail, tail);
+		"\t\t}\n\t\tbreak;\n", nhead, head, size, ntail, tail);
 	sb_addf(sb, "\t\tcase AG_SAME:\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
 		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n"
 		"%.*sunsigned char *p_ = (unsigned char *)ag_a[ag_h];\n%.*s"
@@ -134,11 +142,60 @@ static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg
 		nhead, head, ntail, tail);
 }
 
+/* Whether instruction in (NULL: none) writes register reg. */
+static int writes(const struct ptx_insn *in, const char *reg)
+{
+	const struct ptx_operand *o = in && in->nops ? &in->ops[0] : NULL;
+	uint32_t i;
+
+	if (!o)
+		return 0;
+	if (o->kind == PTX_OP_REG && !strcmp(o->name, reg))
+		return 1;
+	if (o->pair && o->pair->kind == PTX_OP_REG && !strcmp(o->pair->name, reg))
+		return 1;
+	for (i = 0; o->kind == PTX_OP_VEC && i < o->nelems; i++)
+		if (o->elems[i].kind == PTX_OP_REG && !strcmp(o->elems[i].name, reg))
+			return 1;
+	return 0;
+}
+
+/* The access of the run before segs[i] whose form segs[i] shares: through
+ * the same register (one that keeps its form under an offset: reg), not
+ * written since, with elements of the same size; i itself when there is
+ * none. */
+static uint32_t form_source(const struct tr *t, uint32_t i, const uint32_t *src)
+{
+	const struct tr_seg *s = &t->segs[i];
+	uint32_t j, k;
+
+	for (j = i; j-- > 0;) {
+		const struct tr_seg *p = &t->segs[j];
+
+		if (!s->ac.reg)
+			return i;
+		if (!p->addr_len || !p->ac.reg || strcmp(p->ac.reg, s->ac.reg) ||
+		    p->ac.size != s->ac.size)
+			continue;
+		for (k = j; k < i; k++)
+			if (writes(t->segs[k].in, s->ac.reg))
+				return i;
+		return src[j];
+	}
+	return i;
+}
+
 /* The run for a full warp: arithmetic in shared loops, memory in its own. */
 static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf *sb)
 {
-	uint32_t i, j;
+	uint32_t i, j, *src = xcalloc(t->nsegs + 1, sizeof(*src));
 
+	for (i = 0; i < t->nsegs; i++)
+		if (t->segs[i].addr_len) {
+			src[i] = form_source(t, i, src);
+			if (src[i] == i)
+				sb_addf(sb, "\t\tint ag_c%u;\n", i);
+		}
 	for (i = 0; i < t->nsegs; i = j) {
 		const struct tr_seg *s = &t->segs[i];
 		size_t to;
@@ -147,11 +204,12 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 			;
 		to = j < t->nsegs ? t->segs[j].at : end;
 		if (s->addr_len)
-			emit_access(sb, code, s, to);
+			emit_access(sb, code, s, to, src[i], src[i] == i);
 		else
 			sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%.*s\t\t}\n",
 				(int)(to - s->at), code + s->at);
 	}
+	free(src);
 }
 
 /*
@@ -173,7 +231,7 @@ void tr_fuse(struct tr *t, int open)
 	if (open) {
 		t->fused_at = t->code.len;
 		seg_clear(t);
-		tr_seg(t, 0);
+		tr_seg(t, NULL, 0);
 		return;
 	}
 	end = t->code.len;
