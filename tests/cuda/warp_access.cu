@@ -8,7 +8,10 @@
  * consecutive across the warp, consecutive per half with unrelated halves
  * (16 x 16 blocks), one address per half and per warp, a permutation,
  * float4 elements, guarded stores at a ragged end that must leave the
- * elements past it alone, and stores of one address by every lane.
+ * elements past it alone, and stores of one address by every lane.  Two
+ * loads through one register share its form unless it is written between
+ * them: here (in PTX, so that the compiler keeps the one register) it is,
+ * from consecutive addresses to a permutation's.
  */
 #include "check.h"
 
@@ -63,6 +66,23 @@ __global__ void same(const float *in, float *per_warp, int *count)
 	per_warp[i / 32] = v;
 	if (threadIdx.x % 32 == 5)
 		atomicAdd(count, 1);
+}
+
+/* One register q: consecutive addresses for the first load, the
+ * permutation's for the second. */
+__global__ void rewritten(const int *perm, const float *in, float *first, float *second)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	float x, y, z = (float)__shfl_sync(FULL, 0, 0);
+
+	asm("{\n\t.reg .u64 q;\n\t"
+	    "mov.u64 q, %2;\n\t"
+	    "ld.global.f32 %0, [q];\n\t"
+	    "mov.u64 q, %3;\n\t"
+	    "ld.global.f32 %1, [q];\n\t}"
+	    : "=f"(x), "=f"(y) : "l"(in + i), "l"(in + perm[i]));
+	first[i] = x + z;
+	second[i] = y;
 }
 
 /* float4 elements: consecutive, and swapped in pairs (not consecutive). */
@@ -164,6 +184,16 @@ static void run_permute(const char *what, const std::vector<int> &perm)
 		      in[perm[i]]);
 		check(s[perm[i]] == in[i], "%s: scattered[%d] = %g, want %g", what, perm[i],
 		      s[perm[i]], in[i]);
+	}
+	rewritten<<<n / 128, 128>>>(dp, din, dg, ds);
+	CK(cudaDeviceSynchronize());
+	g = host_floats(dg, n);
+	s = host_floats(ds, n);
+	for (i = 0; i < n; i++) {
+		check(g[i] == in[i], "%s, one register: first[%d] = %g, want %g", what, i, g[i],
+		      in[i]);
+		check(s[i] == in[perm[i]], "%s, one register: second[%d] = %g, want %g", what, i,
+		      s[i], in[perm[i]]);
 	}
 	CK(cudaFree(din));
 	CK(cudaFree(dg));
