@@ -41,6 +41,7 @@ struct reach_use {
 	int grid_size;          /* the kernel reads %nctaid */
 	int loop;               /* the kernel branches back */
 	int loop_loads;         /* ... over loads from global memory */
+	int loop_math;          /* ... that mostly compute in floating point */
 	int barrier;            /* the kernel has barriers */
 };
 
@@ -121,30 +122,45 @@ static uint32_t loop_start(const struct ptx_func *fn, uint32_t i)
 	return UINT32_MAX;
 }
 
-/* Whether body[from..to] loads from global (or generic) memory. */
-static int loads_global(const struct ptx_func *fn, uint32_t from, uint32_t to)
+/* What the loop body[from..to] does: loads from global (or generic)
+ * memory, memory accesses of any space, floating-point arithmetic. */
+struct loop_mix {
+	int global_loads;
+	uint32_t mem, flops;
+};
+
+static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, struct loop_mix *x)
 {
 	static const char *const other[] = { ".shared", ".local", ".param", ".const" };
+	static const char *const moves[] = { "mov", "cvt", "ld", "ldu", "st" };
+	static const char *const floats[] = { ".f32", ".f64" };
 	uint32_t i, k;
 
+	memset(x, 0, sizeof(*x));
 	for (i = from; i <= to; i++) {
 		const struct ptx_insn *in = &fn->body[i].u.insn;
-		int global = 1;
+		int global = 1, fl = 0;
 
-		if (fn->body[i].kind != PTX_STMT_INSN ||
-		    (strcmp(in->opcode, "ld") && strcmp(in->opcode, "ldu")))
+		if (fn->body[i].kind != PTX_STMT_INSN)
 			continue;
-		for (k = 0; k < in->nmods; k++)
+		for (k = 0; k < in->nmods; k++) {
 			global &= !in_list(other, sizeof(other) / sizeof(other[0]), in->mods[k]);
-		if (global)
-			return 1;
+			fl |= in_list(floats, sizeof(floats) / sizeof(floats[0]), in->mods[k]);
+		}
+		if (!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu") ||
+		    !strcmp(in->opcode, "st")) {
+			x->mem++;
+			x->global_loads |= global && in->opcode[0] == 'l';
+		} else if (fl && !in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode)) {
+			x->flops++;
+		}
 	}
-	return 0;
 }
 
 static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_use *u)
 {
 	const struct ptx_func *fn = &t->m->funcs[f];
+	struct loop_mix x;
 	uint32_t i;
 
 	/* an mbarrier wait needs the other threads to run meanwhile */
@@ -160,8 +176,12 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 			uint32_t start = entry ? loop_start(fn, i) : UINT32_MAX;
 
 			note_insn(t, &s->u.insn, entry, u);
-			u->loop |= start != UINT32_MAX;
-			u->loop_loads |= start != UINT32_MAX && loads_global(fn, start, i);
+			if (start == UINT32_MAX)
+				continue;
+			loop_mix(fn, start, i, &x);
+			u->loop = 1;
+			u->loop_loads |= x.global_loads;
+			u->loop_math |= x.flops >= 8 && x.flops >= 4 * x.mem;
 		}
 	}
 }
@@ -515,10 +535,14 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * the lanes of a warp in lockstep walk it contiguously.  The same holds
 	 * for loops that load from global memory in kernels without barriers
 	 * (a k loop reading a matrix column): there lockstep reads a warp's
-	 * neighbouring elements together, in vector instructions.  Loops that
-	 * only compute (and may diverge) run faster one thread at a time. */
+	 * neighbouring elements together, in vector instructions.  With
+	 * barriers the threads below run one at a time, each loop turn scalar:
+	 * where loops mostly compute in floating point (n-body's interactions
+	 * with a tile of shared memory), a warp's lanes computing together in
+	 * vector instructions pay for lockstep.  Other loops that only compute
+	 * (and may diverge) run faster one thread at a time. */
 	if (u.lockstep || (u.shared && u.volatile_) || (u.grid_size && u.loop) ||
-	    (u.loop_loads && !u.barrier))
+	    (u.loop_loads && !u.barrier) || (u.loop_math && u.barrier))
 		return 0;
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
