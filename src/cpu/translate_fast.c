@@ -41,7 +41,7 @@ struct reach_use {
 	int grid_size;          /* the kernel reads %nctaid */
 	int loop;               /* the kernel branches back */
 	int loop_loads;         /* ... over loads from global memory */
-	int loop_math;          /* ... that mostly compute in floating point */
+	int loop_math;          /* ... that compute in floating point */
 	int barrier;            /* the kernel has barriers */
 };
 
@@ -123,16 +123,16 @@ static uint32_t loop_start(const struct ptx_func *fn, uint32_t i)
 }
 
 /* What the loop body[from..to] does: loads from global (or generic)
- * memory, memory accesses of any space, floating-point arithmetic. */
+ * memory, floating-point arithmetic. */
 struct loop_mix {
 	int global_loads;
-	uint32_t mem, flops;
+	uint32_t flops;
 };
 
 static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, struct loop_mix *x)
 {
 	static const char *const other[] = { ".shared", ".local", ".param", ".const" };
-	static const char *const moves[] = { "mov", "cvt", "ld", "ldu", "st" };
+	static const char *const moves[] = { "mov", "cvt", "st" };
 	static const char *const floats[] = { ".f32", ".f64" };
 	uint32_t i, k;
 
@@ -147,13 +147,10 @@ static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, stru
 			global &= !in_list(other, sizeof(other) / sizeof(other[0]), in->mods[k]);
 			fl |= in_list(floats, sizeof(floats) / sizeof(floats[0]), in->mods[k]);
 		}
-		if (!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu") ||
-		    !strcmp(in->opcode, "st")) {
-			x->mem++;
-			x->global_loads |= global && in->opcode[0] == 'l';
-		} else if (fl && !in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode)) {
+		if (!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu"))
+			x->global_loads |= global;
+		else if (fl && !in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode))
 			x->flops++;
-		}
 	}
 }
 
@@ -181,7 +178,7 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 			loop_mix(fn, start, i, &x);
 			u->loop = 1;
 			u->loop_loads |= x.global_loads;
-			u->loop_math |= x.flops >= 8 && x.flops >= 4 * x.mem;
+			u->loop_math |= x.flops >= 8;
 		}
 	}
 }
@@ -537,10 +534,12 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * (a k loop reading a matrix column): there lockstep reads a warp's
 	 * neighbouring elements together, in vector instructions.  With
 	 * barriers the threads below run one at a time, each loop turn scalar:
-	 * where loops mostly compute in floating point (n-body's interactions
-	 * with a tile of shared memory), a warp's lanes computing together in
-	 * vector instructions pay for lockstep.  Other loops that only compute
-	 * (and may diverge) run faster one thread at a time. */
+	 * where loops compute in floating point (n-body's interactions with a
+	 * tile of shared memory, a tile's products), a warp's lanes together in
+	 * vector instructions pay for lockstep (measured: n-body, tiled SGEMM;
+	 * a tiled transpose, whose loops only move data, stays faster one
+	 * thread at a time).  Other loops that only compute (and may diverge)
+	 * run faster one thread at a time. */
 	if (u.lockstep || (u.shared && u.volatile_) || (u.grid_size && u.loop) ||
 	    (u.loop_loads && !u.barrier) || (u.loop_math && u.barrier))
 		return 0;

@@ -392,6 +392,19 @@ static int barrier_operands(struct tr *t, const struct ptx_insn *in, uint32_t fi
 	return tr_src(t, in, &in->ops[first + 1], PTX_T_U32, n);
 }
 
+/* bar.sync id (a constant, no thread count, no guard) for a whole warp:
+ * the lanes wait together, without the per-lane checks of the general
+ * form that follows it; the branch ends the block. */
+static void emit_whole_barrier(struct tr *t, unsigned id, uint32_t resume)
+{
+	sb_addf(&t->code, "\t\tif (ag_all(m)) {\n\t\tconst uint32_t g = w->bar->gen[%u];\n"
+		"\t\tfor (l = 0; l < 32; l++) {\n"
+		"\t\t\tW->ln.st[l] = AG_WAIT;\n\t\t\tW->ln.pc[l] = %u;\n"
+		"\t\t\tW->ln.bid[l] = %u;\n\t\t\tW->ln.bgen[l] = g;\n\t\t}\n"
+		"\t\tag_bar_arrive_at(w, %u, 0, 0xffffffffu);\n\t\tbreak;\n\t\t}\n",
+		id, resume, id, id);
+}
+
 /*
  * bar{.cta}.sync / barrier{.cta}.sync / bar a{, b}, bar.arrive a, b and
  * bar.red.{popc,and,or} d, a{, b}, {!}c: the lanes under the guard
@@ -437,6 +450,9 @@ static int emit_barrier(struct tr *t, const struct ptx_insn *in)
 	} else if (barrier_operands(t, in, first, red ? nops - 1 : nops, &a, &cnt, &has_n) ||
 	    (red && tr_src(t, in, &in->ops[in->nops - 1], PTX_T_PRED, &p)))
 		goto out;
+	if (wait && !red && !cluster && !has_n && !in->guard && in->ops[0].kind == PTX_OP_IMM &&
+	    in->ops[0].i >= 0 && in->ops[0].i < 16)
+		emit_whole_barrier(t, (unsigned)in->ops[0].i, resume);
 	sb_addf(&t->code, "\t\t{\n\t\tuint32_t ba[32], bn[32], bl = 0;\n"
 		"\t\tfor (l = 0; l < 32; l++) if (m[l]) {\n\t\t\tW->ln.pc[l] = %u;\n\t\t\tif (",
 		t->bb + 1);

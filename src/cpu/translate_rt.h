@@ -195,9 +195,14 @@ AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t
 	unsigned l;
 
 	if (ag_in_state(ln, AG_WAIT))
-		for (l = 0; l < 32; l++)
-			if (ln->st[l] == AG_WAIT && w->bar->gen[ln->bid[l]] != ln->bgen[l])
-				ln->st[l] = AG_RUN;
+		for (l = 0; l < 32; l++) {
+			/* without branches, so a vector loop: bid is set only
+			 * in lanes that waited, hence the bound */
+			uint32_t g = w->bar->gen[ln->bid[l] < AG_NBAR ? ln->bid[l] : 0];
+			uint8_t up = ln->st[l] == AG_WAIT && g != ln->bgen[l];
+
+			ln->st[l] = up ? AG_RUN : ln->st[l];
+		}
 	for (l = 0; l < 32; l++) {
 		/* pc, or all ones: a conditional load would keep it scalar */
 		uint32_t p = ln->pc[l] | -(uint32_t)(ln->st[l] != AG_RUN);
@@ -295,6 +300,15 @@ AG_INLINE int ag_bar_settle(struct ag_bar *bar, unsigned a)
 	return 1;
 }
 
+/* Lanes 'lanes' of w arrive at barrier a with thread count n (0: all). */
+AG_INLINE void ag_bar_arrive_at(struct ag_warp *w, unsigned a, uint32_t n, uint32_t lanes)
+{
+	w->bar->want[a] = n;
+	w->bar->open |= 1u << a;
+	w->arr[a] |= lanes;
+	ag_bar_settle(w->bar, a);
+}
+
 /* Lanes 'lanes' of w arrive at the barriers ids[l] with thread counts
  * n[l] (0: all threads); lanes of one warp normally agree on both. */
 AG_INLINE void ag_bar_arrive(struct ag_warp *w, const uint32_t *ids, const uint32_t *n,
@@ -308,10 +322,7 @@ AG_INLINE void ag_bar_arrive(struct ag_warp *w, const uint32_t *ids, const uint3
 			if ((lanes >> l & 1) && ids[l] == a)
 				same |= 1u << l;
 		lanes &= ~same;
-		w->bar->want[a] = n[first];
-		w->bar->open |= 1u << a;
-		w->arr[a] |= same;
-		ag_bar_settle(w->bar, a);
+		ag_bar_arrive_at(w, a, n[first], same);
 	}
 }
 
