@@ -61,6 +61,9 @@ struct ag_co {
 };
 
 #define AG_NSEEN 16
+/* A whole warp takes up to this many turns of a loop before it lets the
+ * block's other warps run (translate_func.c, emit_whole_jump). */
+#define AG_TURNS 8
 
 /* One warp of a block; functions of the module receive it.  The first six
  * members are positional in the fast path's initializer. */
@@ -80,6 +83,7 @@ struct ag_warp {
 	size_t lsize;
 	unsigned psize;         /* bytes of the kernel's parameters */
 	uintptr_t stack_hi;     /* the stack above the block's device frames */
+	unsigned turns;         /* loop turns taken without the scheduler */
 	uintptr_t seen[AG_NSEEN];       /* last address of each dense access
 					 * (ag_prefetch_next), 0 at first */
 };
