@@ -61,6 +61,8 @@ static int container_at(const uint8_t *p, uint64_t avail, uint32_t *hdr, uint64_
 	uint32_t magic;
 	uint16_t version;
 
+	*hdr = 0;       /* defined on errors too */
+	*body = 0;
 	if (avail < CONTAINER_HEADER)
 		return fatbin_error(err, errlen, "fatbin truncated: %llu bytes, a container header needs %u",
 				    (unsigned long long)avail, CONTAINER_HEADER);

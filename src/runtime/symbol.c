@@ -38,7 +38,7 @@ static cudaError_t symbol_copy(int to, const void *symbol, void *other, size_t c
 {
 	enum cudaMemcpyKind host_kind = to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
 	uint64_t size;
-	void *addr;
+	void *addr = NULL;   /* set when symbol_range succeeds; GCC -O3 cannot tell */
 	cudaError_t e;
 
 	if (kind != host_kind && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
