@@ -237,8 +237,6 @@ int tr_branch_target(struct tr *t, const struct ptx_insn *in, uint32_t *to)
 	return 0;
 }
 
-/* Each active lane (under the guard) to pc 'to'; the others of the block
- * to the next one. */
 /*
  * A warp whose 32 lanes all ran the block (m) and all go to block to next
  * (when cond, a C condition ending in "&& ", holds) goes on there without
@@ -254,25 +252,34 @@ int tr_branch_target(struct tr *t, const struct ptx_insn *in, uint32_t *to)
  */
 static void emit_whole_jump(struct tr *t, const char *cond, uint32_t to)
 {
-	if (to > t->bb && to < t->nbb)
-		sb_addf(&t->code, "\t\tif (%sag_all(m))\n\t\t\tgoto ag_b%u;\n", cond, to);
-	else if (to < t->nbb)
-		sb_addf(&t->code, "\t\tif (%sag_all(m) && ++w->turns %% AG_TURNS)\n\t\t\tgoto ag_b%u;\n", cond, to);
+	if (to >= t->nbb)
+		return;
+	if (to <= t->bb) {
+		sb_addf(&t->code, "\t\tif (%sag_all(m) && ++w->turns %% AG_TURNS)\n"
+			"\t\t\tgoto ag_b%u;\n", cond, to);
+		return;
+	}
+	/* Lanes that went separate ways and meet again at a forward block
+	 * (the end of an if) go on there together; a whole warp cannot have
+	 * met others, and would test the pcs it stored for nothing. */
+	sb_addf(&t->code, "\t\tif (%sag_all(m))\n\t\t\tgoto ag_b%u;\n"
+		"\t\tif (!ag_all(m) && ag_converged(&W->ln, %u, m))\n\t\t\tgoto ag_b%u;\n",
+		cond, to, to, to);
 }
 
+/* Each active lane (under the guard) to pc 'to'; the others of the block
+ * to the next one. */
 static int emit_branch(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t to;
 
 	if (tr_branch_target(t, in, &to))
 		return -1;
-	t->next[0] = to;
 	if (!in->guard) {
 		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n", to);
 		emit_whole_jump(t, "", to);
 		return 0;
 	}
-	t->next[1] = t->bb + 1;
 	tr_lanes_begin(t, NULL);
 	sb_adds(&t->code, "W->ln.pc[l] = ");
 	if (tr_guard(t, in, &t->code))
@@ -775,8 +782,6 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
  * past the function's end, which returns. */
 static void emit_fallthrough(struct tr *t, int terminated)
 {
-	unsigned i;
-
 	if (t->scalar)
 		return;
 	tr_fuse(t, 0);
@@ -785,22 +790,13 @@ static void emit_fallthrough(struct tr *t, int terminated)
 			sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n",
 				t->bb + 1);
 			emit_whole_jump(t, "", t->bb + 1);
-			t->next[0] = t->bb + 1;
-		}
-		else if (t->fn->is_entry)
+		} else if (t->fn->is_entry) {
 			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { W->ln.st[l] = "
 				"AG_EXIT; w->exited |= 1u << l; }\n");
-		else
+		} else {
 			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.st[l] = AG_RET;\n");
+		}
 	}
-	/* Lanes that went separate ways and meet again at a forward block
-	 * (the end of an if) go on there together.  (A whole warp cannot
-	 * have met others: it would test the pcs it stored for nothing.) */
-	for (i = 0; i < 2; i++)
-		if (t->next[i] > t->bb && t->next[i] < t->nbb)
-			sb_addf(&t->code, "\t\tif (!ag_all(m) && ag_converged(&W->ln, %u, m))\n\t\t\tgoto ag_b%u;\n",
-				t->next[i], t->next[i]);
-	t->next[0] = t->next[1] = 0;
 	sb_adds(&t->code, "\t\tbreak;\n");
 }
 
@@ -819,7 +815,6 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 	int terminated = 0;
 
 	t->bb = 0;
-	t->next[0] = t->next[1] = 0;
 	block_label(t, 0);
 	for (i = 0; i < f->nbody; i++) {
 		const struct ptx_stmt *s = &f->body[i];

@@ -73,7 +73,6 @@ struct tr {
 	uint32_t *label_bb;
 	uint32_t nlabels;
 	uint32_t bb, nbb;       /* basic block being emitted; count */
-	uint32_t next[2];       /* blocks its lanes may go to next (0: none) */
 	uint32_t nextra;        /* blocks after nbb: bar.red resumptions */
 	struct strbuf tail;     /* their code, emitted after the others */
 	uint32_t tmp;           /* unique temporaries */

@@ -23,6 +23,7 @@
  * lanes' own addresses (a gather or a scatter).  Deciding at run time costs
  * a few vector compares and needs no proof that an address is affine.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,29 +118,38 @@ void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac)
 static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg *s, size_t end,
 			uint32_t c, int first)
 {
+	/* the loops of a form: over each half warp, or over the lanes */
+	static const char halves[] = "\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
+		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n";
+	static const char lanes[] = "\t\tfor (l = 0; l < 32; l++) {\n";
 	const char *head = code + s->at, *tail = code + s->addr_at + s->addr_len;
 	int nhead = (int)(s->addr_at - s->at), ntail = (int)(end - s->addr_at - s->addr_len);
 	uint32_t size = s->ac.size;
+	char dense[64];
+	const struct {
+		const char *label, *loop, *p;
+	} forms[] = {
+		{ "case AG_DENSE", halves, dense },
+		{ "case AG_SAME", halves, "(unsigned char *)ag_a[ag_h]" },
+		{ "default", lanes, "(unsigned char *)ag_a[l]" },
+	};
+	size_t i;
 
+	snprintf(dense, sizeof(dense), "(unsigned char *)ag_a[ag_h] + (l - ag_h) * %u", size);
 	sb_addf(sb, "\t\t{\n\t\tuintptr_t ag_a[32];\n\t\tunsigned ag_h;\n"
 		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n", s->addr);
 	if (first)
 		sb_addf(sb, "\t\tag_c%u = ag_coalesce(ag_a, %u);\n", c, size);
-	sb_addf(sb, "\t\tswitch (ag_c%u) {\n\t\tcase AG_DENSE:\n", c);
-	if (first && s->ac.prefetch)
-		sb_addf(sb, "\t\tag_prefetch_next(&w->seen[%u %% AG_NSEEN], ag_a[0], %u, %d);\n",
-			s->site, 32 * size, s->ac.store);
-	sb_addf(sb, "\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
-		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n"
-		"%.*sunsigned char *p_ = (unsigned char *)ag_a[ag_h] + (l - ag_h) * %u;\n%.*s"
-		"\t\t}\n\t\tbreak;\n", nhead, head, size, ntail, tail);
-	sb_addf(sb, "\t\tcase AG_SAME:\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
-		"\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n"
-		"%.*sunsigned char *p_ = (unsigned char *)ag_a[ag_h];\n%.*s"
-		"\t\t}\n\t\tbreak;\n", nhead, head, ntail, tail);
-	sb_addf(sb, "\t\tdefault:\n\t\tfor (l = 0; l < 32; l++) {\n"
-		"%.*sunsigned char *p_ = (unsigned char *)ag_a[l];\n%.*s\t\t}\n\t\t}\n\t\t}\n",
-		nhead, head, ntail, tail);
+	sb_addf(sb, "\t\tswitch (ag_c%u) {\n", c);
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		sb_addf(sb, "\t\t%s:\n", forms[i].label);
+		if (i == 0 && first && s->ac.prefetch)
+			sb_addf(sb, "\t\tag_prefetch_next(&w->seen[%u %% AG_NSEEN], ag_a[0], %u, %d);\n",
+				s->site, 32 * size, s->ac.store);
+		sb_addf(sb, "%s%.*sunsigned char *p_ = %s;\n%.*s\t\t}\n\t\tbreak;\n", forms[i].loop,
+			nhead, head, forms[i].p, ntail, tail);
+	}
+	sb_adds(sb, "\t\t}\n\t\t}\n");
 }
 
 /* Whether instruction in (NULL: none) writes register reg. */
