@@ -1,10 +1,12 @@
 /*
  * live.c - which registers of a function are live after each of its
- * barriers.  The fast path (translate_fast.c) runs a block's threads one
- * at a time between barriers: at a barrier a thread stores its registers
- * into its slot and later loads them back.  Only the registers that are
- * read again before being written need that round trip; in a tiled kernel
- * they are a handful out of a hundred.
+ * instructions.  Two translations ask.  The fast path (translate_fast.c)
+ * runs a block's threads one at a time between barriers: at a barrier a
+ * thread stores its registers into its slot and later loads them back.
+ * Only the registers that are read again before being written need that
+ * round trip; in a tiled kernel they are a handful out of a hundred.  And
+ * lockstep (vector.c) keeps a register that lives only inside one run of
+ * lane-local instructions out of the warp's frame (tr_live_run).
  *
  * The analysis is the textbook backward one over the function's
  * instructions, on PTX register names.  It may only err on the side of
@@ -23,8 +25,11 @@
 struct tr_live {
 	const char **names;     /* sorted register names */
 	uint32_t nnames, words;
+	const struct ptx_insn **ins;    /* the instructions, in body order */
+	uint32_t nins;
+	uint64_t *out;          /* per instruction, the set live after it */
+	uint32_t *bar;          /* the barriers' indices in ins */
 	uint32_t nbar;
-	uint64_t *after;        /* nbar sets of words */
 };
 
 struct names {
@@ -241,7 +246,7 @@ static void flow_solve(struct flow *f)
 	} while (changed);
 }
 
-struct tr_live *tr_live_barriers(const struct ptx_func *fn)
+struct tr_live *tr_live_scan(const struct ptx_func *fn)
 {
 	struct names regs = { 0 };
 	struct tr_live *lv;
@@ -275,34 +280,98 @@ struct tr_live *tr_live_barriers(const struct ptx_func *fn)
 	if (flow_build(fn, at, lv, &f)) {
 		tr_live_free(lv);
 		lv = NULL;
+		free(f.out);
+		free(f.ins);
 	} else {
 		flow_solve(&f);
+		lv->ins = f.ins;
+		lv->nins = f.n;
+		lv->out = f.out;
+		lv->bar = xcalloc(f.n + 1, sizeof(*lv->bar));
 		for (i = 0; i < f.n; i++)
-			if (is_barrier(f.ins[i])) {
-				lv->after = xrealloc(lv->after, (size_t)(lv->nbar + 1) * f.words * 8);
-				memcpy(&lv->after[(size_t)lv->nbar++ * f.words], flow_set(&f, f.out, i),
-				       (size_t)f.words * 8);
-			}
+			if (is_barrier(f.ins[i]))
+				lv->bar[lv->nbar++] = i;
 	}
 	free(f.use);
 	free(f.def);
 	free(f.in);
-	free(f.out);
 	free(f.next);
 	free(f.jump);
-	free(f.ins);
 	free(at);
 	return lv;
 }
 
+static int live_in(const struct tr_live *lv, uint32_t at, int64_t reg)
+{
+	return reg >= 0 && (lv->out[(size_t)at * lv->words + (uint64_t)reg / 64] >> (reg % 64) & 1);
+}
+
 int tr_live_after(const struct tr_live *lv, uint32_t k, const char *reg)
 {
-	int64_t i;
-
 	if (!lv || k == 0 || k > lv->nbar)
 		return 1;
-	i = names_find(lv, reg);
-	return i >= 0 && (lv->after[(size_t)(k - 1) * lv->words + (uint64_t)i / 64] >> (i % 64) & 1);
+	return live_in(lv, lv->bar[k - 1], names_find(lv, reg));
+}
+
+/* The index of instruction in, which the body's order keeps sorted by
+ * address; -1 when it is not one of the function's. */
+static int64_t insn_index(const struct tr_live *lv, const struct ptx_insn *in)
+{
+	uint32_t lo = 0, hi = lv->nins;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (lv->ins[mid] == in)
+			return mid;
+		if ((uintptr_t)lv->ins[mid] < (uintptr_t)in)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * The registers whose every value the run of instructions run[0..n) both
+ * makes and uses up: the first instruction of the run to mention one
+ * surely writes it and does not read it, and it is dead after the run's
+ * last instruction.  Their names go to *regs (the caller frees the array,
+ * not the names); the count is returned.
+ */
+uint32_t tr_live_run(const struct tr_live *lv, const struct ptx_insn *const *run, uint32_t n,
+		     const char ***regs)
+{
+	struct names local = { 0 };
+	int64_t last = lv && n ? insn_index(lv, run[n - 1]) : -1;
+	uint64_t *seen;
+
+	*regs = NULL;
+	if (last < 0)
+		return 0;
+	seen = xcalloc(lv->words, sizeof(*seen));
+	for (uint32_t i = 0; i < n; i++) {
+		const char *d = insn_def(run[i]);
+		struct names m = { 0 };
+		uint32_t uses = 0;
+		int64_t di = d ? names_find(lv, d) : -1;
+		int fresh = di >= 0 && !(seen[di / 64] >> (di % 64) & 1);
+
+		insn_regs(run[i], &m);
+		for (uint32_t k = 0; k < m.n; k++) {
+			int64_t x = names_find(lv, m.v[k]);
+
+			uses += d && !strcmp(m.v[k], d);
+			if (x >= 0)
+				set_bit(seen, x);
+		}
+		free(m.v);
+		if (fresh && uses == 1 && !live_in(lv, (uint32_t)last, di))
+			names_add(&local, d);
+	}
+	free(seen);
+	*regs = local.v;
+	return local.n;
 }
 
 void tr_live_free(struct tr_live *lv)
@@ -310,6 +379,8 @@ void tr_live_free(struct tr_live *lv)
 	if (!lv)
 		return;
 	free(lv->names);
-	free(lv->after);
+	free(lv->ins);
+	free(lv->out);
+	free(lv->bar);
 	free(lv);
 }

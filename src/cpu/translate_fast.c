@@ -350,7 +350,7 @@ int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_opera
  * its k'th barrier) and sets it to where it waits (~0u: finished). */
 static void emit_resume(struct tr *t, struct strbuf *out)
 {
-	struct tr_live *lv = t->nresume ? tr_live_barriers(t->fn) : NULL;
+	struct tr_live *lv = t->nresume ? tr_live_scan(t->fn) : NULL;
 	uint32_t k;
 
 	for (k = 1; k <= t->nresume; k++)

@@ -932,6 +932,8 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	declare_params(t);
 	if (t->scalar && t->fn->is_entry && t->affine)
 		t->aff = tr_aff_scan(t->fn);
+	if (!t->scalar)
+		t->live = tr_live_scan(t->fn);
 	bb = split_blocks(t);
 	rc = emit_body(t, bb);
 	free(bb);
@@ -945,5 +947,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	}
 	tr_aff_free(t->aff);
 	t->aff = NULL;
+	tr_live_free(t->live);
+	t->live = NULL;
 	return rc ? -1 : 0;
 }

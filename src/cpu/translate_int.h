@@ -81,6 +81,7 @@ struct tr {
 	struct tr_seg *segs;    /* its instructions (vector.c) */
 	uint32_t nsegs, capsegs;
 	unsigned nsites;        /* loads and stores that may prefetch */
+	struct tr_live *live;   /* the lockstep function's liveness, or NULL */
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */
@@ -179,11 +180,15 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 		   struct strbuf *out);
 void tr_fast_locals(struct tr *t, struct tr_sym *s);
 
-/* live.c: the registers live after each barrier of a function, in body
- * order from 1; NULL when unknown (then all are). */
+/* live.c: the registers live after each instruction of a function;
+ * tr_live_scan gives NULL when it cannot tell (then all are).
+ * tr_live_after: after its k'th barrier, in body order from 1.
+ * tr_live_run: those that live only inside a run of instructions. */
 struct tr_live;
-struct tr_live *tr_live_barriers(const struct ptx_func *fn);
+struct tr_live *tr_live_scan(const struct ptx_func *fn);
 int tr_live_after(const struct tr_live *lv, uint32_t k, const char *reg);
+uint32_t tr_live_run(const struct tr_live *lv, const struct ptx_insn *const *run, uint32_t n,
+		     const char ***regs);
 void tr_live_free(struct tr_live *lv);
 int tr_redeclared(const struct ptx_func *fn);   /* a register name declared twice */
 
