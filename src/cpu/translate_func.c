@@ -269,28 +269,49 @@ static void emit_whole_jump(struct tr *t, const char *cond, uint32_t to)
 
 /* Each active lane (under the guard) to pc 'to'; the others of the block
  * to the next one. */
-static int emit_branch(struct tr *t, const struct ptx_insn *in)
+/* Each lane of the warp's mask stores where a guarded branch takes it. */
+static int emit_branch_pcs(struct tr *t, const struct ptx_insn *in, uint32_t to)
 {
-	uint32_t to;
-
-	if (tr_branch_target(t, in, &to))
-		return -1;
-	if (!in->guard) {
-		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n", to);
-		emit_whole_jump(t, "", to);
-		return 0;
-	}
 	tr_lanes_begin(t, NULL);
 	sb_adds(&t->code, "W->ln.pc[l] = ");
 	if (tr_guard(t, in, &t->code))
 		return -1;
 	sb_addf(&t->code, " ? %u : %u; }\n", to, t->bb + 1);
+	return 0;
+}
+
+/*
+ * A branch stores each lane's next block in its pc, for the scheduler,
+ * and takes a whole warp there itself.  The back edge of a loop that is
+ * one block skips the stores when the whole warp goes round again: its
+ * pcs already name this block, which the warp entered with them.
+ */
+static int emit_branch(struct tr *t, const struct ptx_insn *in)
+{
+	uint32_t to;
+	int loop;
+
+	if (tr_branch_target(t, in, &to))
+		return -1;
+	loop = to == t->bb;
+	if (!in->guard) {
+		if (loop)
+			emit_whole_jump(t, "", to);
+		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.pc[l] = %u;\n", to);
+		if (!loop)
+			emit_whole_jump(t, "", to);
+		return 0;
+	}
+	if (!loop && emit_branch_pcs(t, in, to))
+		return -1;
 	/* how many of the 32 lanes branch: all or none keeps the warp whole */
 	sb_adds(&t->code, "\t\t{\n\t\tunsigned ag_n = 0;\n\t\tfor (l = 0; l < 32; l++) ag_n += (");
 	if (tr_guard(t, in, &t->code))
 		return -1;
 	sb_adds(&t->code, ") != 0;\n");
 	emit_whole_jump(t, "ag_n == 32 && ", to);
+	if (loop && emit_branch_pcs(t, in, to))
+		return -1;
 	emit_whole_jump(t, "ag_n == 0 && ", t->bb + 1);
 	sb_adds(&t->code, "\t\t}\n");
 	return 0;
