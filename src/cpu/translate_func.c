@@ -832,29 +832,34 @@ static void block_label(struct tr *t, uint32_t n)
 static int emit_body(struct tr *t, const uint32_t *bb)
 {
 	const struct ptx_func *f = t->fn;
-	uint32_t i;
-	int terminated = 0;
+	const struct ptx_insn **ins = xcalloc(f->nbody + 1, sizeof(*ins));
+	uint32_t i, nins = 0;
+	size_t at;
+	int terminated = 0, rc = 0;
 
 	t->bb = 0;
 	block_label(t, 0);
-	for (i = 0; i < f->nbody; i++) {
+	at = t->code.len;
+	for (i = 0; i < f->nbody && !rc; i++) {
 		const struct ptx_stmt *s = &f->body[i];
 
 		if (bb[i] != t->bb) {
 			emit_fallthrough(t, terminated);
+			tr_localize(t, ins, nins, at);
+			nins = 0;
 			while (t->bb < bb[i])
 				block_label(t, ++t->bb);
+			at = t->code.len;
 			terminated = 0;
 		}
 		switch (s->kind) {
 		case PTX_STMT_INSN:
-			if (emit_insn(t, &s->u.insn))
-				return -1;
+			ins[nins++] = &s->u.insn;
+			rc = emit_insn(t, &s->u.insn);
 			terminated = ends_block(&s->u.insn);
 			break;
 		case PTX_STMT_DECL:
-			if (declare(t, &s->u.decl))
-				return -1;
+			rc = declare(t, &s->u.decl);
 			break;
 		case PTX_STMT_OPEN:
 			t->scopes = xrealloc(t->scopes, (t->nscopes + 1) * sizeof(*t->scopes));
@@ -862,21 +867,26 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 			break;
 		case PTX_STMT_CLOSE:
 			if (!t->nscopes)
-				return tr_fail(t, s->line, "unbalanced '}'");
-			t->nsyms = t->scopes[--t->nscopes];
+				rc = tr_fail(t, s->line, "unbalanced '}'");
+			else
+				t->nsyms = t->scopes[--t->nscopes];
 			break;
 		default:
 			break;
 		}
 	}
-	emit_fallthrough(t, terminated);
-	while (t->bb + 1 < t->nbb) {
-		block_label(t, ++t->bb);
-		emit_fallthrough(t, 0);
+	if (!rc) {
+		emit_fallthrough(t, terminated);
+		tr_localize(t, ins, nins, at);
+		while (t->bb + 1 < t->nbb) {
+			block_label(t, ++t->bb);
+			emit_fallthrough(t, 0);
+		}
+		if (t->tail.len)
+			sb_add(&t->code, t->tail.buf, t->tail.len);
 	}
-	if (t->tail.len)
-		sb_add(&t->code, t->tail.buf, t->tail.len);
-	return 0;
+	free(ins);
+	return rc ? -1 : 0;
 }
 
 /* The frame is reached only through W when the function has no .local

@@ -133,6 +133,9 @@ void tr_wrap(struct strbuf *e, const char *fn);     /* e = fn(e) */
 void tr_lanes_begin(struct tr *t, const struct ptx_insn *in);
 void tr_lanes_end(struct tr *t);
 
+/* localize.c: a lockstep block's own registers move to the stack */
+void tr_localize(struct tr *t, const struct ptx_insn *const *ins, uint32_t n, size_t at);
+
 /* vector.c: runs of lane-local instructions, and their full-warp form */
 void tr_fuse(struct tr *t, int open);
 struct tr_access {

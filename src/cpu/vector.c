@@ -222,88 +222,6 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 	free(src);
 }
 
-/* How many times s occurs in text. */
-static size_t count(const char *text, const char *s)
-{
-	size_t n = 0;
-
-	for (; (text = strstr(text, s)); text += strlen(s))
-		n++;
-	return n;
-}
-
-/* Every occurrence of from in sb replaced by to. */
-static void replace_all(struct strbuf *sb, const char *from, const char *to)
-{
-	struct strbuf out = STRBUF_INIT;
-	const char *at = sb->buf, *hit;
-
-	while ((hit = strstr(at, from))) {
-		sb_add(&out, at, (size_t)(hit - at));
-		sb_adds(&out, to);
-		at = hit + strlen(from);
-	}
-	sb_adds(&out, at);
-	sb_free(sb);
-	*sb = out;
-}
-
-/*
- * The registers that live only inside the run move from the warp's frame
- * to arrays on the stack, in the full warp's form of the run.  The frame
- * is the warp's own and the stack is the same for every warp of the
- * block, so the temporaries of a long loop body (nvcc names a fresh
- * register for each value) stay in the first-level cache however many
- * warps take turns, and the compiler knows that no pointer reaches them.
- * A register moves only where its row is indexed by the lane alone.
- */
-static void localize(struct tr *t, struct strbuf *full)
-{
-	const struct ptx_insn **run = xcalloc(t->nsegs + 1, sizeof(*run));
-	struct strbuf decl = STRBUF_INIT, row = STRBUF_INIT, local = STRBUF_INIT;
-	const char **regs;
-	uint32_t i, n = 0, nregs;
-
-	if (!full->buf)
-		return;
-	for (i = 0; i < t->nsegs; i++)
-		if (t->segs[i].in)
-			run[n++] = t->segs[i].in;
-	nregs = tr_live_run(t->live, run, n, &regs);
-	for (i = 0; i < nregs; i++) {
-		size_t k;
-
-		sb_reset(&row);         /* "W->r3[21][l]" */
-		if (tr_reg_lvalue(t, regs[i], &row) || row.len < 8 || strncmp(row.buf, "W->r", 4) ||
-		    strcmp(row.buf + row.len - 3, "[l]"))
-			continue;
-		row.buf[row.len - 2] = 0;       /* the prefix "W->r3[21][" */
-		k = count(full->buf, row.buf);
-		row.buf[row.len - 2] = 'l';
-		if (!k || k != count(full->buf, row.buf))
-			continue;
-		sb_reset(&local);       /* "ag_t3_21_" */
-		sb_adds(&local, "ag_t");
-		for (k = 4; k < row.len - 3; k++)
-			sb_addf(&local, "%c", row.buf[k] == '[' || row.buf[k] == ']' ? '_' : row.buf[k]);
-		sb_addf(&decl, "\t\t__typeof__(%.*s0]) %s[32];\n", (int)(row.len - 2), row.buf,
-			local.buf);
-		sb_adds(&local, "[l]");
-		replace_all(full, row.buf, local.buf);
-	}
-	if (decl.len) {
-		sb_adds(&decl, full->buf);
-		sb_free(full);
-		*full = decl;
-	} else {
-		sb_free(&decl);
-	}
-	free(regs);
-	free(run);
-	sb_free(&row);
-	sb_free(&local);
-}
-
 /*
  * Opens (open = 1) or closes the lane loop that a run of lane-local
  * instructions shares.  The caller closes it before any instruction that
@@ -330,7 +248,6 @@ void tr_fuse(struct tr *t, int open)
 	if (end > t->fused_at) {
 		sb_add(&body, t->code.buf + t->fused_at, end - t->fused_at);
 		emit_full(t, t->code.buf, end, &full);
-		localize(t, &full);
 	}
 	code = body.buf ? body.buf : "";
 	sb_truncate(&t->code, t->fused_at);
