@@ -188,36 +188,6 @@ AG_INLINE int ag_in_state(const struct ag_lanes *ln, uint8_t st)
 	return any != 0;
 }
 
-/* Picks the lowest pc among running lanes (program order: divergent lanes
- * meet again at the earliest common block) and the lanes at it.  Waiting
- * lanes whose barrier has completed since run again.  Written as loops
- * without early exits, which the C compiler turns into vector code: this
- * runs before every basic block. */
-AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t *m)
-{
-	uint32_t pc = UINT32_MAX;
-	unsigned l;
-
-	if (ag_in_state(ln, AG_WAIT))
-		for (l = 0; l < 32; l++) {
-			/* without branches, so a vector loop: bid is set only
-			 * in lanes that waited, hence the bound */
-			uint32_t g = w->bar->gen[ln->bid[l] < AG_NBAR ? ln->bid[l] : 0];
-			uint8_t up = ln->st[l] == AG_WAIT && g != ln->bgen[l];
-
-			ln->st[l] = up ? AG_RUN : ln->st[l];
-		}
-	for (l = 0; l < 32; l++) {
-		/* pc, or all ones: a conditional load would keep it scalar */
-		uint32_t p = ln->pc[l] | -(uint32_t)(ln->st[l] != AG_RUN);
-
-		pc = p < pc ? p : pc;
-	}
-	for (l = 0; l < 32; l++)
-		m[l] = ln->st[l] == AG_RUN && ln->pc[l] == pc;
-	return pc;
-}
-
 /* Whether all 32 lanes run (AG_RUN is 0) and are at block pc; then they
  * all take part in it (m), the ones that waited there too. */
 AG_INLINE int ag_converged(const struct ag_lanes *ln, uint32_t pc, uint8_t *m)
@@ -235,6 +205,62 @@ AG_INLINE int ag_converged(const struct ag_lanes *ln, uint32_t pc, uint8_t *m)
 		return 0;
 	memset(m, 1, 32);
 	return 1;
+}
+
+/* Whether all 32 lanes wait at one barrier for one generation of it:
+ * the whole warp arrived together, and is released together. */
+AG_INLINE int ag_wait_together(const struct ag_lanes *ln)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t st[4], bid[4], d = 0;
+	uint32_t off = 0;
+	unsigned k, l;
+
+	memcpy(st, ln->st, sizeof(st));
+	memcpy(bid, ln->bid, sizeof(bid));
+	for (k = 0; k < 4; k++)
+		d |= (st[k] ^ ones * AG_WAIT) | (bid[k] ^ ones * ln->bid[0]);
+	for (l = 0; l < 32; l++)
+		off |= ln->bgen[l] ^ ln->bgen[0];
+	return !d && !off;
+}
+
+/* Picks the lowest pc among running lanes (program order: divergent lanes
+ * meet again at the earliest common block) and the lanes at it.  Waiting
+ * lanes whose barrier has completed since run again.  Written as loops
+ * without early exits, which the C compiler turns into vector code: this
+ * runs whenever a warp comes back from the scheduler.  A whole warp that
+ * waited together, or runs together at one pc, takes the short way (most
+ * warps, most of the time). */
+AG_INLINE uint32_t ag_pick(const struct ag_warp *w, struct ag_lanes *ln, uint8_t *m)
+{
+	uint32_t pc = UINT32_MAX;
+	unsigned l;
+
+	if (ag_in_state(ln, AG_WAIT) && ag_wait_together(ln)) {
+		if (w->bar->gen[ln->bid[0] < AG_NBAR ? ln->bid[0] : 0] != ln->bgen[0])
+			memset(ln->st, AG_RUN, sizeof(ln->st));
+	} else if (ag_in_state(ln, AG_WAIT)) {
+		for (l = 0; l < 32; l++) {
+			/* without branches, so a vector loop: bid is set only
+			 * in lanes that waited, hence the bound */
+			uint32_t g = w->bar->gen[ln->bid[l] < AG_NBAR ? ln->bid[l] : 0];
+			uint8_t up = ln->st[l] == AG_WAIT && g != ln->bgen[l];
+
+			ln->st[l] = up ? AG_RUN : ln->st[l];
+		}
+	}
+	if (ag_converged(ln, ln->pc[0], m))
+		return ln->pc[0];
+	for (l = 0; l < 32; l++) {
+		/* pc, or all ones: a conditional load would keep it scalar */
+		uint32_t p = ln->pc[l] | -(uint32_t)(ln->st[l] != AG_RUN);
+
+		pc = p < pc ? p : pc;
+	}
+	for (l = 0; l < 32; l++)
+		m[l] = ln->st[l] == AG_RUN && ln->pc[l] == pc;
+	return pc;
 }
 
 AG_INLINE int ag_waiting(const struct ag_lanes *ln) { return ag_in_state(ln, AG_WAIT); }
