@@ -195,10 +195,94 @@ static uint32_t form_source(const struct tr *t, uint32_t i, const uint32_t *src)
 	return i;
 }
 
+/*
+ * Whether the run can also be one loop over the lanes: each of its
+ * accesses is a plain load or store through a register plus an offset
+ * (tr_access.reg) that no instruction of the run before it writes.  Then
+ * every address is known when the run starts, and so is its form.
+ */
+static int fusable(const struct tr *t)
+{
+	uint32_t i, j, n = 0;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct tr_seg *s = &t->segs[i];
+
+		if (!s->own)
+			continue;
+		if (!s->addr_len || !s->ac.reg || !s->in ||
+		    (strcmp(s->in->opcode, "ld") && strcmp(s->in->opcode, "st")))
+			return 0;
+		for (j = 0; j < i; j++)
+			if (writes(t->segs[j].in, s->ac.reg))
+				return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/*
+ * The fused form of a run for a full warp, tried before the split one:
+ * when every access's addresses are dense or uniform in each half warp
+ * (found once, at the start), the whole run is one loop over each half's
+ * lanes, each address the half's first plus the lane's offset.  The C
+ * compiler sees affine addresses, makes vector loads and stores of them,
+ * and keeps the run's values in vector registers from one instruction to
+ * the next, where the split form passes them through memory.  The form
+ * tests are loop-invariant branches, which it takes out of the loop.
+ * Lanes run the run in the order of the masked loop, sixteen at a time
+ * (ivdep), as lane-local instructions allow (see the top of this file).
+ */
+static void emit_fused(const struct tr *t, const char *code, size_t end, const uint32_t *src,
+		       struct strbuf *sb)
+{
+	uint32_t i;
+	size_t at;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct tr_seg *s = &t->segs[i];
+
+		if (!s->addr_len)
+			continue;
+		sb_addf(sb, "\t\tuintptr_t ag_b%u[2];\n\t\tl = 0;\n\t\tag_b%u[0] = (uintptr_t)%s;\n"
+			"\t\tl = 16;\n\t\tag_b%u[1] = (uintptr_t)%s;\n", i, i, s->addr, i, s->addr);
+		if (src[i] == i)
+			sb_addf(sb, "\t\t{\n\t\tuintptr_t ag_a[32];\n"
+				"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n"
+				"\t\tag_c%u = ag_coalesce(ag_a, %u);\n\t\t}\n", s->addr, i, s->ac.size);
+		if (src[i] == i && s->ac.prefetch)
+			sb_addf(sb, "\t\tif (ag_c%u == AG_DENSE)\n\t\t\tag_prefetch_next(&w->seen[%u %% "
+				"AG_NSEEN], ag_b%u[0], %u, %d);\n", i, s->site, i, 32 * s->ac.size,
+				s->ac.store);
+	}
+	sb_adds(sb, "\t\tif (1");
+	for (i = 0; i < t->nsegs; i++)
+		if (t->segs[i].addr_len && src[i] == i)
+			sb_addf(sb, " && ag_c%u != AG_SCATTERED", i);
+	sb_adds(sb, ") {\n\t\tunsigned ag_h;\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n"
+		"#pragma GCC ivdep\n\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n");
+	at = t->segs[0].at;
+	for (i = 0; i < t->nsegs; i++) {
+		const struct tr_seg *s = &t->segs[i];
+
+		if (!s->addr_len)
+			continue;
+		sb_add(sb, code + at, s->addr_at - at);
+		sb_addf(sb, "unsigned char *p_;\n\t\t\tif (ag_c%u == AG_DENSE)\n"
+			"\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16] + (l - ag_h) * %u;\n"
+			"\t\t\telse\n\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16];\n",
+			src[i], i, s->ac.size, i);
+		at = s->addr_at + s->addr_len;
+	}
+	sb_add(sb, code + at, end - at);
+	sb_adds(sb, "\t\t}\n\t\t} else {\n");
+}
+
 /* The run for a full warp: arithmetic in shared loops, memory in its own. */
 static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf *sb)
 {
 	uint32_t i, j, *src = xcalloc(t->nsegs + 1, sizeof(*src));
+	int fused = fusable(t);
 
 	for (i = 0; i < t->nsegs; i++)
 		if (t->segs[i].addr_len) {
@@ -206,6 +290,8 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 			if (src[i] == i)
 				sb_addf(sb, "\t\tint ag_c%u;\n", i);
 		}
+	if (fused)
+		emit_fused(t, code, end, src, sb);
 	for (i = 0; i < t->nsegs; i = j) {
 		const struct tr_seg *s = &t->segs[i];
 		size_t to;
@@ -219,6 +305,8 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 			sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%.*s\t\t}\n",
 				(int)(to - s->at), code + s->at);
 	}
+	if (fused)
+		sb_adds(sb, "\t\t}\n");
 	free(src);
 }
 
