@@ -117,40 +117,39 @@ AG_INLINE int ag_all(const uint8_t *m)
  * AG_SCATTERED (vector.c). */
 enum { AG_SCATTERED, AG_DENSE, AG_SAME };
 
-typedef uintptr_t ag_addr8 __attribute__((vector_size(8 * sizeof(uintptr_t))));
 typedef uintptr_t ag_addr4 __attribute__((vector_size(4 * sizeof(uintptr_t))));
 typedef uintptr_t ag_addr2 __attribute__((vector_size(2 * sizeof(uintptr_t))));
 
 /* The OR of a vector's elements, by halves (element by element, the
  * compiler moves each to a scalar register). */
-AG_INLINE uintptr_t ag_or8(ag_addr8 v)
+AG_INLINE uintptr_t ag_or4(ag_addr4 v)
 {
-	ag_addr4 h[2];
 	ag_addr2 q[2];
 
-	memcpy(h, &v, sizeof(h));
-	h[0] |= h[1];
-	memcpy(q, &h[0], sizeof(q));
+	memcpy(q, &v, sizeof(q));
 	q[0] |= q[1];
 	return q[0][0] | q[0][1];
 }
 
 /* Written with vector types: as a loop, the compiler unrolls it into
- * scalar code, and it runs before every such access. */
+ * scalar code, and it runs before every such access.  Four addresses to a
+ * vector, as wide as the stores that wrote a (with 256-bit vectors
+ * preferred, a 512-bit load of two 256-bit stores waits for both to reach
+ * the cache). */
 AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
 {
-	const ag_addr8 lane = { 0, 1, 2, 3, 4, 5, 6, 7 };
-	ag_addr8 v[4], d = { 0 }, u = { 0 };
+	const ag_addr4 lane = { 0, 1, 2, 3 };
+	ag_addr4 v[8], d = { 0 }, u = { 0 };
 	unsigned k;
 
 	memcpy(v, a, sizeof(v));
-	for (k = 0; k < 4; k++) {
-		uintptr_t base = a[k / 2 * 16];
+	for (k = 0; k < 8; k++) {
+		uintptr_t base = a[k / 4 * 16];
 
-		d |= v[k] ^ (base + (lane + k % 2 * 8) * s);
+		d |= v[k] ^ (base + (lane + k % 4 * 4) * s);
 		u |= v[k] ^ base;
 	}
-	return !ag_or8(d) ? AG_DENSE : !ag_or8(u) ? AG_SAME : AG_SCATTERED;
+	return !ag_or4(d) ? AG_DENSE : !ag_or4(u) ? AG_SAME : AG_SCATTERED;
 }
 
 /* A stride prefetcher for one load or store of a warp, whose lanes reach
