@@ -15,6 +15,10 @@
  * to its end without leaving the function in between (barriers and
  * branches end blocks; a block with a call keeps its frame rows), so the
  * arrays hold their values for as long as the registers live.
+ *
+ * A predicate's array holds 32-bit words, not the frame's bytes: a loop
+ * over half a warp's 16 lanes that mixes bytes with floats is vectorized
+ * 16 bytes at a time, floats four to a vector; with words, eight.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +55,7 @@ static void replace_all(struct strbuf *sb, const char *from, const char *to)
  * where the row is only ever indexed by the lane. */
 static void move_row(struct tr *t, const char *reg, struct strbuf *code, struct strbuf *decl)
 {
+	const struct tr_sym *s = tr_lookup(t, reg);
 	struct strbuf row = STRBUF_INIT, local = STRBUF_INIT;
 	size_t k;
 
@@ -66,7 +71,11 @@ static void move_row(struct tr *t, const char *reg, struct strbuf *code, struct 
 	sb_adds(&local, "ag_t");
 	for (k = 4; k < row.len - 3; k++)
 		sb_addf(&local, "%c", row.buf[k] == '[' || row.buf[k] == ']' ? '_' : row.buf[k]);
-	sb_addf(decl, "\t\t__typeof__(%.*s0]) %s[32];\n", (int)(row.len - 2), row.buf, local.buf);
+	if (s && s->type == PTX_T_PRED)
+		sb_addf(decl, "\t\tuint32_t %s[32];\n", local.buf);
+	else
+		sb_addf(decl, "\t\t__typeof__(%.*s0]) %s[32];\n", (int)(row.len - 2), row.buf,
+			local.buf);
 	sb_adds(&local, "[l]");
 	replace_all(code, row.buf, local.buf);
 out:

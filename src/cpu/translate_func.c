@@ -963,8 +963,10 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	declare_params(t);
 	if (t->scalar && t->fn->is_entry && t->affine)
 		t->aff = tr_aff_scan(t->fn);
-	if (!t->scalar)
+	if (!t->scalar) {
 		t->live = tr_live_scan(t->fn);
+		t->forms = tr_forms_scan(t->fn);
+	}
 	bb = split_blocks(t);
 	rc = emit_body(t, bb);
 	free(bb);
@@ -980,5 +982,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->aff = NULL;
 	tr_live_free(t->live);
 	t->live = NULL;
+	tr_forms_free(t->forms);
+	t->forms = NULL;
 	return rc ? -1 : 0;
 }

@@ -82,6 +82,7 @@ struct tr {
 	uint32_t nsegs, capsegs;
 	unsigned nsites;        /* loads and stores that may prefetch */
 	struct tr_live *live;   /* the lockstep function's liveness, or NULL */
+	struct tr_forms *forms; /* its guessed access forms, or NULL */
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */
@@ -135,6 +136,14 @@ void tr_lanes_end(struct tr *t);
 
 /* localize.c: a lockstep block's own registers move to the stack */
 void tr_localize(struct tr *t, const struct ptx_insn *const *ins, uint32_t n, size_t at);
+
+/* forms.c: the form a lockstep access through register reg, of size
+ * bytes per lane, is likely to take (vector.c tests it at run time) */
+enum tr_form { TR_FORM_UNKNOWN, TR_FORM_DENSE, TR_FORM_SAME };
+struct tr_forms;
+struct tr_forms *tr_forms_scan(const struct ptx_func *fn);
+enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size);
+void tr_forms_free(struct tr_forms *f);
 
 /* vector.c: runs of lane-local instructions, and their full-warp form */
 void tr_fuse(struct tr *t, int open);

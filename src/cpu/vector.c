@@ -101,6 +101,12 @@ void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac)
 		s->addr_len = t->code.len - s->addr_at;
 }
 
+/* Where the code of segs[i] ends: where the next one's starts. */
+static size_t seg_end(const struct tr *t, uint32_t i, size_t end)
+{
+	return i + 1 < t->nsegs ? t->segs[i + 1].at : end;
+}
+
 /*
  * The compiler cannot tell a pointer made from an integer from the frame's
  * rows, so it vectorizes an access loop only with a run-time test that the
@@ -152,20 +158,73 @@ static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg
 	sb_adds(sb, "\t\t}\n\t\t}\n");
 }
 
+/* The registers instruction in (NULL: none) writes, up to max of them:
+ * its first operand, with a second destination ("%r1|%p1") or the
+ * elements of a vector. */
+static uint32_t dests(const struct ptx_insn *in, const char **v, uint32_t max)
+{
+	const struct ptx_operand *o = in && in->nops ? &in->ops[0] : NULL;
+	uint32_t i, n = 0;
+
+	if (o && o->kind == PTX_OP_REG && n < max)
+		v[n++] = o->name;
+	if (o && o->pair && o->pair->kind == PTX_OP_REG && n < max)
+		v[n++] = o->pair->name;
+	for (i = 0; o && o->kind == PTX_OP_VEC && i < o->nelems; i++)
+		if (o->elems[i].kind == PTX_OP_REG && n < max)
+			v[n++] = o->elems[i].name;
+	return n;
+}
+
+#define MAX_DESTS 8
+
 /* Whether instruction in (NULL: none) writes register reg. */
 static int writes(const struct ptx_insn *in, const char *reg)
 {
-	const struct ptx_operand *o = in && in->nops ? &in->ops[0] : NULL;
+	const char *v[MAX_DESTS];
+	uint32_t i, n = dests(in, v, MAX_DESTS);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], reg))
+			return 1;
+	return 0;
+}
+
+static int operand_mentions(const struct ptx_operand *o, const char *reg)
+{
 	uint32_t i;
 
-	if (!o)
-		return 0;
-	if (o->kind == PTX_OP_REG && !strcmp(o->name, reg))
+	if ((o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->base_is_reg)) && o->name &&
+	    !strcmp(o->name, reg))
 		return 1;
-	if (o->pair && o->pair->kind == PTX_OP_REG && !strcmp(o->pair->name, reg))
+	for (i = 0; i < o->nelems; i++)
+		if (operand_mentions(&o->elems[i], reg))
+			return 1;
+	return o->pair && operand_mentions(o->pair, reg);
+}
+
+/* Whether instruction in mentions register reg: its guard, or an operand
+ * from the first (from) on. */
+static int mentions(const struct ptx_insn *in, const char *reg, uint32_t from)
+{
+	uint32_t i;
+
+	if (in->guard && !strcmp(in->guard, reg))
 		return 1;
-	for (i = 0; o->kind == PTX_OP_VEC && i < o->nelems; i++)
-		if (o->elems[i].kind == PTX_OP_REG && !strcmp(o->elems[i].name, reg))
+	for (i = from; i < in->nops; i++)
+		if (operand_mentions(&in->ops[i], reg))
+			return 1;
+	return 0;
+}
+
+/* Whether instruction b writes a register instruction a mentions. */
+static int feeds(const struct ptx_insn *b, const struct ptx_insn *a)
+{
+	const char *v[MAX_DESTS];
+	uint32_t i, n = dests(b, v, MAX_DESTS);
+
+	for (i = 0; i < n; i++)
+		if (mentions(a, v[i], 0))
 			return 1;
 	return 0;
 }
@@ -195,16 +254,109 @@ static uint32_t form_source(const struct tr *t, uint32_t i, const uint32_t *src)
 	return i;
 }
 
+/* Instructions an address may be computed with ahead of the run. */
+static int pure(const struct ptx_insn *in)
+{
+	static const char *const ops[] = {
+		"add", "sub", "mul", "mad", "mul24", "mad24", "shl", "shr", "and", "or",
+		"xor", "not", "neg", "abs", "min", "max", "cvt", "cvta", "mov", "selp",
+		"setp",
+	};
+	size_t i;
+
+	for (i = 0; in && i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(in->opcode, ops[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether segs[k] can run for all lanes before the run (hoist marks those
+ * that do, before it): a pure instruction that is the run's first to
+ * mention what it writes, and reads nothing an instruction before it that
+ * stays writes.  The run's instructions then see the values they saw in
+ * program order, and running the hoisted ones once more where they stand
+ * (the split form, when the fused one cannot go) gives the same values.
+ */
+static int hoistable(const struct tr *t, uint32_t k, const uint8_t *hoist)
+{
+	const struct tr_seg *s = &t->segs[k];
+	const char *v[MAX_DESTS];
+	uint32_t i, j, n;
+
+	if (s->own || s->addr_len || !pure(s->in))
+		return 0;
+	n = dests(s->in, v, MAX_DESTS);
+	for (i = 0; i < n; i++)
+		if (mentions(s->in, v[i], 1))
+			return 0;
+	for (j = 0; j < k; j++) {
+		const struct ptx_insn *in = t->segs[j].in;
+
+		for (i = 0; in && i < n; i++)
+			if (mentions(in, v[i], 0))
+				return 0;
+		if (in && !hoist[j] && feeds(in, s->in))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Which instructions compute the run's addresses (the registers its
+ * accesses go through, and what those are made from, within the run) and
+ * can run ahead of it (hoist): then every address is known when the run
+ * starts.  0 when one of them cannot.
+ */
+static int hoist_addresses(const struct tr *t, uint8_t *hoist)
+{
+	const char **need = xcalloc(t->nsegs + 1, 4 * sizeof(*need));
+	uint32_t i, j, k, n = 0, cap = 4 * (t->nsegs + 1);
+	int ok = 1;
+
+	for (k = t->nsegs; k-- > 0;) {
+		const struct tr_seg *s = &t->segs[k];
+		const struct ptx_insn *in = s->in;
+		int needed = 0;
+
+		for (i = 0; in && !s->addr_len && i < n; i++)
+			if (writes(in, need[i])) {
+				needed = 1;
+				if (!in->guard)
+					need[i--] = need[--n];
+			}
+		if (s->addr_len && s->ac.reg && n < cap)
+			need[n++] = s->ac.reg;
+		for (j = 0; needed && j < in->nops; j++)
+			if (in->ops[j].kind == PTX_OP_REG && j > 0 && n < cap)
+				need[n++] = in->ops[j].name;
+		if (needed && in->guard && n < cap)
+			need[n++] = in->guard;
+		hoist[k] = (uint8_t)needed;
+	}
+	for (k = 0; k < t->nsegs && ok; k++)
+		if (hoist[k]) {
+			hoist[k] = 0;
+			ok = hoistable(t, k, hoist);
+			hoist[k] = (uint8_t)ok;
+		}
+	free(need);
+	return ok;
+}
+
 /*
  * Whether the run can also be one loop over the lanes: each of its
  * accesses is a plain load or store through a register plus an offset
- * (tr_access.reg) that no instruction of the run before it writes.  Then
- * every address is known when the run starts, and so is its form.
+ * (tr_access.reg) that no instruction of the run before it writes, but
+ * those that compute it ahead of the run (hoist_addresses).  Then every
+ * address is known when the run starts, and so is its form.
  */
-static int fusable(const struct tr *t)
+static int fusable(const struct tr *t, uint8_t *hoist)
 {
 	uint32_t i, j, n = 0;
 
+	if (!hoist_addresses(t, hoist))
+		return 0;
 	for (i = 0; i < t->nsegs; i++) {
 		const struct tr_seg *s = &t->segs[i];
 
@@ -214,31 +366,57 @@ static int fusable(const struct tr *t)
 		    (strcmp(s->in->opcode, "ld") && strcmp(s->in->opcode, "st")))
 			return 0;
 		for (j = 0; j < i; j++)
-			if (writes(t->segs[j].in, s->ac.reg))
+			if (!hoist[j] && writes(t->segs[j].in, s->ac.reg))
 				return 0;
 		n++;
 	}
 	return n > 0;
 }
 
+/* The form guessed for the access segs[i] (forms.c), and what the fused
+ * form asks of its run-time form for each guess. */
+static enum tr_form guess(const struct tr *t, uint32_t i)
+{
+	return tr_forms_guess(t->forms, t->segs[i].ac.reg, t->segs[i].ac.size);
+}
+
+static const char *const form_test[] = {
+	[TR_FORM_UNKNOWN] = "!= AG_SCATTERED",
+	[TR_FORM_DENSE] = "== AG_DENSE",
+	[TR_FORM_SAME] = "== AG_SAME",
+};
+
 /*
- * The fused form of a run for a full warp, tried before the split one:
- * when every access's addresses are dense or uniform in each half warp
- * (found once, at the start), the whole run is one loop over each half's
- * lanes, each address the half's first plus the lane's offset.  The C
- * compiler sees affine addresses, makes vector loads and stores of them,
- * and keeps the run's values in vector registers from one instruction to
- * the next, where the split form passes them through memory.  The form
- * tests are loop-invariant branches, which it takes out of the loop.
- * Lanes run the run in the order of the masked loop, sixteen at a time
- * (ivdep), as lane-local instructions allow (see the top of this file).
+ * The fused form of a run for a full warp, tried before the split one.
+ * The instructions that make the run's addresses run first, for all lanes
+ * (hoist_addresses); then, when every access's addresses are dense or
+ * uniform in each half warp (found once), the whole run is one loop over
+ * each half's lanes, each address the half's first plus the lane's
+ * offset.  The C compiler sees affine addresses, makes vector loads and
+ * stores of them, and keeps the run's values in vector registers from one
+ * instruction to the next, where the split form passes them through
+ * memory.  The loop is written for the forms forms.c guesses, and entered
+ * when the run-time forms are those; an access without a guess tests its
+ * form inside the loop, a loop-invariant branch the compiler takes out
+ * (for three such tests at most).  Lanes run the run in the order of the
+ * masked loop, sixteen at a time (ivdep), as lane-local instructions
+ * allow (see the top of this file).
  */
 static void emit_fused(const struct tr *t, const char *code, size_t end, const uint32_t *src,
-		       struct strbuf *sb)
+		       const uint8_t *hoist, struct strbuf *sb)
 {
 	uint32_t i;
-	size_t at;
+	int ahead = 0;
 
+	for (i = 0; i < t->nsegs; i++)
+		ahead |= hoist[i];
+	if (ahead)
+		sb_adds(sb, "\t\tfor (l = 0; l < 32; l++) {\n");
+	for (i = 0; ahead && i < t->nsegs; i++)
+		if (hoist[i])
+			sb_add(sb, code + t->segs[i].at, seg_end(t, i, end) - t->segs[i].at);
+	if (ahead)
+		sb_adds(sb, "\t\t}\n");
 	for (i = 0; i < t->nsegs; i++) {
 		const struct tr_seg *s = &t->segs[i];
 
@@ -258,23 +436,36 @@ static void emit_fused(const struct tr *t, const char *code, size_t end, const u
 	sb_adds(sb, "\t\tif (1");
 	for (i = 0; i < t->nsegs; i++)
 		if (t->segs[i].addr_len && src[i] == i)
-			sb_addf(sb, " && ag_c%u != AG_SCATTERED", i);
+			sb_addf(sb, " && ag_c%u %s", i, form_test[guess(t, i)]);
 	sb_adds(sb, ") {\n\t\tunsigned ag_h;\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n"
-		"#pragma GCC ivdep\n\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n");
-	at = t->segs[0].at;
+		"#pragma GCC ivdep\n" NO_UNROLL "\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n");
 	for (i = 0; i < t->nsegs; i++) {
 		const struct tr_seg *s = &t->segs[i];
+		size_t to = seg_end(t, i, end);
 
-		if (!s->addr_len)
+		if (hoist[i])
 			continue;
-		sb_add(sb, code + at, s->addr_at - at);
-		sb_addf(sb, "unsigned char *p_;\n\t\t\tif (ag_c%u == AG_DENSE)\n"
-			"\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16] + (l - ag_h) * %u;\n"
-			"\t\t\telse\n\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16];\n",
-			src[i], i, s->ac.size, i);
-		at = s->addr_at + s->addr_len;
+		if (!s->addr_len) {
+			sb_add(sb, code + s->at, to - s->at);
+			continue;
+		}
+		sb_add(sb, code + s->at, s->addr_at - s->at);
+		switch (guess(t, src[i])) {
+		case TR_FORM_DENSE:
+			sb_addf(sb, "unsigned char *p_ = (unsigned char *)ag_b%u[ag_h / 16] + "
+				"(l - ag_h) * %u;\n", i, s->ac.size);
+			break;
+		case TR_FORM_SAME:
+			sb_addf(sb, "unsigned char *p_ = (unsigned char *)ag_b%u[ag_h / 16];\n", i);
+			break;
+		default:
+			sb_addf(sb, "unsigned char *p_;\n\t\t\tif (ag_c%u == AG_DENSE)\n"
+				"\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16] + (l - ag_h) * %u;\n"
+				"\t\t\telse\n\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16];\n",
+				src[i], i, s->ac.size, i);
+		}
+		sb_add(sb, code + s->addr_at + s->addr_len, to - s->addr_at - s->addr_len);
 	}
-	sb_add(sb, code + at, end - at);
 	sb_adds(sb, "\t\t}\n\t\t} else {\n");
 }
 
@@ -282,7 +473,8 @@ static void emit_fused(const struct tr *t, const char *code, size_t end, const u
 static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf *sb)
 {
 	uint32_t i, j, *src = xcalloc(t->nsegs + 1, sizeof(*src));
-	int fused = fusable(t);
+	uint8_t *hoist = xcalloc(t->nsegs + 1, 1);
+	int fused = fusable(t, hoist);
 
 	for (i = 0; i < t->nsegs; i++)
 		if (t->segs[i].addr_len) {
@@ -291,7 +483,7 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 				sb_addf(sb, "\t\tint ag_c%u;\n", i);
 		}
 	if (fused)
-		emit_fused(t, code, end, src, sb);
+		emit_fused(t, code, end, src, hoist, sb);
 	for (i = 0; i < t->nsegs; i = j) {
 		const struct tr_seg *s = &t->segs[i];
 		size_t to;
@@ -307,6 +499,7 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 	}
 	if (fused)
 		sb_adds(sb, "\t\t}\n");
+	free(hoist);
 	free(src);
 }
 

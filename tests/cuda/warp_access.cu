@@ -5,22 +5,22 @@
  * makes it a vector access when each half warp reaches consecutive
  * elements, one load and a broadcast when each half reaches one address,
  * and a per-lane gather or scatter otherwise (src/cpu/vector.c).  Here:
- * consecutive across the warp, consecutive per half with unrelated halves
- * (16 x 16 blocks), one address per half and per warp, a permutation,
+ * consecutive across the warp, one address per warp, a permutation,
  * float4 elements, guarded stores at a ragged end that must leave the
  * elements past it alone, and stores of one address by every lane.  Two
  * loads through one register share its form unless it is written between
  * them: here (in PTX, so that the compiler keeps the one register) it is,
- * from consecutive addresses to a permutation's.
+ * from consecutive addresses to a permutation's.  Halves with forms of
+ * their own (16 x 16 blocks) are in fused_runs.cu.
  */
 #include "check.h"
+#include "floats.h"
 
 #include <vector>
 
 #define FULL 0xffffffffu
 #define N 5000          /* not a multiple of 32 */
 #define PAD 64          /* sentinels after the end */
-#define W 48            /* the 16 x 16 kernel's matrix width */
 
 /* Consecutive across the warp; the last warp's end is ragged. */
 __global__ void dense(const float *in, float *out, int n)
@@ -30,19 +30,6 @@ __global__ void dense(const float *in, float *out, int n)
 
 	if (i < n)
 		out[i] = in[i] * 2.0f + lane0;
-}
-
-/* 16 x 16 blocks: b[k][col] is consecutive in each half warp (the halves
- * are two rows), a[row][k] one address per half. */
-__global__ void halves(const float *a, const float *b, float *c)
-{
-	int col = blockIdx.x * 16 + threadIdx.x, row = blockIdx.y * 16 + threadIdx.y;
-	float s = __shfl_sync(FULL, 0.0f, 0);
-	int k;
-
-	for (k = 0; k < W; k++)
-		s += a[row * W + k] * b[k * W + col];
-	c[row * W + col] = s;
 }
 
 /* A gather and a scatter through a permutation. */
@@ -96,33 +83,6 @@ __global__ void vec4(const float4 *in, float4 *out, float4 *swapped)
 	swapped[i] = u;
 }
 
-static float *dev_floats(const std::vector<float> &h)
-{
-	float *d;
-
-	CK(cudaMalloc(&d, h.size() * sizeof(float)));
-	CK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
-	return d;
-}
-
-static std::vector<float> host_floats(const float *d, size_t n)
-{
-	std::vector<float> h(n);
-
-	CK(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
-	return h;
-}
-
-static std::vector<float> pattern(size_t n, float scale)
-{
-	std::vector<float> v(n);
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		v[i] = (float)((i * 37 + 11) % 101) * scale - 3.0f;
-	return v;
-}
-
 static void test_dense()
 {
 	std::vector<float> in = pattern(N + PAD, 0.5f), out(N + PAD, -7.0f);
@@ -140,29 +100,6 @@ static void test_dense()
 	check(!bad, "dense: %d wrong", bad);
 	CK(cudaFree(din));
 	CK(cudaFree(dout));
-}
-
-static void test_halves()
-{
-	std::vector<float> a = pattern(W * W, 0.25f), b = pattern(W * W, -0.125f), c(W * W, 0);
-	float *da = dev_floats(a), *db = dev_floats(b), *dc = dev_floats(c);
-	int r, col, k;
-
-	halves<<<dim3(W / 16, W / 16), dim3(16, 16)>>>(da, db, dc);
-	CK(cudaDeviceSynchronize());
-	c = host_floats(dc, W * W);
-	for (r = 0; r < W; r++)
-		for (col = 0; col < W; col++) {
-			float s = 0.0f;
-
-			for (k = 0; k < W; k++)
-				s += a[r * W + k] * b[k * W + col];
-			check(close_enough(c[r * W + col], s, 1e-5), "halves: c[%d][%d] = %g, want %g",
-			      r, col, c[r * W + col], s);
-		}
-	CK(cudaFree(da));
-	CK(cudaFree(db));
-	CK(cudaFree(dc));
 }
 
 /* perm: a permutation of 0 .. n-1 */
@@ -269,7 +206,6 @@ static void test_vec4()
 int main()
 {
 	test_dense();
-	test_halves();
 	test_permute();
 	test_same();
 	test_vec4();
