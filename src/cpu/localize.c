@@ -51,15 +51,21 @@ static void replace_all(struct strbuf *sb, const char *from, const char *to)
 	*sb = out;
 }
 
-/* Register reg's row in code becomes a stack array declared in decl,
- * where the row is only ever indexed by the lane. */
-static void move_row(struct tr *t, const char *reg, struct strbuf *code, struct strbuf *decl)
+/*
+ * Register reg's row in code, where the row is only ever indexed by the
+ * lane, becomes a stack array (lanes: "ag_t3_21_[l]") or, inside a loop
+ * over the lanes whose every iteration writes the register before reading
+ * it, a scalar ("ag_s3_21"), declared in decl.  Its type is written out:
+ * the row's name in a __typeof__ would count as a use of it.
+ */
+void tr_move_row(struct tr *t, const char *reg, struct strbuf *code, struct strbuf *decl,
+		 int lanes)
 {
 	const struct tr_sym *s = tr_lookup(t, reg);
 	struct strbuf row = STRBUF_INIT, local = STRBUF_INIT;
 	size_t k;
 
-	/* "W->r3[21][l]", its prefix "W->r3[21][", the array "ag_t3_21_" */
+	/* "W->r3[21][l]" and its prefix "W->r3[21][" */
 	if (tr_reg_lvalue(t, reg, &row) || row.len < 8 || strncmp(row.buf, "W->r", 4) ||
 	    strcmp(row.buf + row.len - 3, "[l]"))
 		goto out;
@@ -68,15 +74,13 @@ static void move_row(struct tr *t, const char *reg, struct strbuf *code, struct 
 	row.buf[row.len - 2] = 'l';
 	if (!k || k != count(code->buf, row.buf))
 		goto out;
-	sb_adds(&local, "ag_t");
+	sb_adds(&local, lanes ? "ag_t" : "ag_s");
 	for (k = 4; k < row.len - 3; k++)
-		sb_addf(&local, "%c", row.buf[k] == '[' || row.buf[k] == ']' ? '_' : row.buf[k]);
-	if (s && s->type == PTX_T_PRED)
-		sb_addf(decl, "\t\tuint32_t %s[32];\n", local.buf);
-	else
-		sb_addf(decl, "\t\t__typeof__(%.*s0]) %s[32];\n", (int)(row.len - 2), row.buf,
-			local.buf);
-	sb_adds(&local, "[l]");
+		if (row.buf[k] != ']')
+			sb_addf(&local, "%c", row.buf[k] == '[' ? '_' : row.buf[k]);
+	sb_addf(decl, "\t\t%s %s%s%s;\n", s->type == PTX_T_PRED ? "uint32_t" : tr_ctype(s->type),
+		local.buf, lanes ? "_" : "", lanes ? "[32]" : "");
+	sb_adds(&local, lanes ? "_[l]" : "");
 	replace_all(code, row.buf, local.buf);
 out:
 	sb_free(&row);
@@ -99,7 +103,7 @@ void tr_localize(struct tr *t, const struct ptx_insn *const *ins, uint32_t n, si
 	nregs = tr_live_run(t->live, ins, n, &regs);
 	sb_adds(&code, t->code.buf + at);
 	for (i = 0; i < nregs; i++)
-		move_row(t, regs[i], &code, &decl);
+		tr_move_row(t, regs[i], &code, &decl, 1);
 	if (decl.len) {
 		sb_truncate(&t->code, at);
 		sb_addf(&t->code, "\t\t{\n%s%s\t\t}\n", decl.buf, code.buf);

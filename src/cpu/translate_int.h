@@ -136,6 +136,8 @@ void tr_lanes_end(struct tr *t);
 
 /* localize.c: a lockstep block's own registers move to the stack */
 void tr_localize(struct tr *t, const struct ptx_insn *const *ins, uint32_t n, size_t at);
+void tr_move_row(struct tr *t, const char *reg, struct strbuf *code, struct strbuf *decl,
+		 int lanes);
 
 /* forms.c: the form a lockstep access through register reg, of size
  * bytes per lane, is likely to take (vector.c tests it at run time) */

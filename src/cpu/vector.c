@@ -386,6 +386,70 @@ static const char *const form_test[] = {
 	[TR_FORM_SAME] = "== AG_SAME",
 };
 
+/* The fused loop's body: the run but its hoisted instructions, each
+ * access through the half's first address in its guessed form. */
+static void fused_body(const struct tr *t, const char *code, size_t end, const uint32_t *src,
+		       const uint8_t *hoist, struct strbuf *sb)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct tr_seg *s = &t->segs[i];
+		size_t to = seg_end(t, i, end);
+
+		if (hoist[i])
+			continue;
+		if (!s->addr_len) {
+			sb_add(sb, code + s->at, to - s->at);
+			continue;
+		}
+		sb_add(sb, code + s->at, s->addr_at - s->at);
+		switch (guess(t, src[i])) {
+		case TR_FORM_DENSE:
+			sb_addf(sb, "unsigned char *p_ = (unsigned char *)ag_b%u[ag_h / 16] + "
+				"(l - ag_h) * %u;\n", i, s->ac.size);
+			break;
+		case TR_FORM_SAME:
+			sb_addf(sb, "unsigned char *p_ = (unsigned char *)ag_b%u[ag_h / 16];\n", i);
+			break;
+		default:
+			sb_addf(sb, "unsigned char *p_;\n\t\t\tif (ag_c%u == AG_DENSE)\n"
+				"\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16] + (l - ag_h) * %u;\n"
+				"\t\t\telse\n\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16];\n",
+				src[i], i, s->ac.size, i);
+		}
+		sb_add(sb, code + s->addr_at + s->addr_len, to - s->addr_at - s->addr_len);
+	}
+}
+
+/*
+ * The registers that live only inside the run (live.c) and that no
+ * hoisted instruction writes become scalars of the fused loop's body: each
+ * lane's iteration makes them and uses them up.  Stores to arrays that
+ * die with the loop are left for the compiler to remove, which it does
+ * not; scalars it keeps in vector registers.
+ */
+static void scalarize(struct tr *t, const uint8_t *hoist, struct strbuf *body,
+		      struct strbuf *decl)
+{
+	const struct ptx_insn **ins = xcalloc(t->nsegs + 1, sizeof(*ins));
+	const char **regs;
+	uint32_t i, k, n = 0, nregs;
+
+	for (i = 0; i < t->nsegs; i++)
+		if (t->segs[i].in)
+			ins[n++] = t->segs[i].in;
+	nregs = tr_live_run(t->live, ins, n, &regs);
+	for (i = 0; i < nregs; i++) {
+		for (k = 0; k < t->nsegs && !(hoist[k] && writes(t->segs[k].in, regs[i])); k++)
+			;
+		if (k == t->nsegs)
+			tr_move_row(t, regs[i], body, decl, 0);
+	}
+	free(regs);
+	free(ins);
+}
+
 /*
  * The fused form of a run for a full warp, tried before the split one.
  * The instructions that make the run's addresses run first, for all lanes
@@ -402,9 +466,10 @@ static const char *const form_test[] = {
  * masked loop, sixteen at a time (ivdep), as lane-local instructions
  * allow (see the top of this file).
  */
-static void emit_fused(const struct tr *t, const char *code, size_t end, const uint32_t *src,
+static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_t *src,
 		       const uint8_t *hoist, struct strbuf *sb)
 {
+	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT;
 	uint32_t i;
 	int ahead = 0;
 
@@ -439,34 +504,11 @@ static void emit_fused(const struct tr *t, const char *code, size_t end, const u
 			sb_addf(sb, " && ag_c%u %s", i, form_test[guess(t, i)]);
 	sb_adds(sb, ") {\n\t\tunsigned ag_h;\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n"
 		"#pragma GCC ivdep\n" NO_UNROLL "\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n");
-	for (i = 0; i < t->nsegs; i++) {
-		const struct tr_seg *s = &t->segs[i];
-		size_t to = seg_end(t, i, end);
-
-		if (hoist[i])
-			continue;
-		if (!s->addr_len) {
-			sb_add(sb, code + s->at, to - s->at);
-			continue;
-		}
-		sb_add(sb, code + s->at, s->addr_at - s->at);
-		switch (guess(t, src[i])) {
-		case TR_FORM_DENSE:
-			sb_addf(sb, "unsigned char *p_ = (unsigned char *)ag_b%u[ag_h / 16] + "
-				"(l - ag_h) * %u;\n", i, s->ac.size);
-			break;
-		case TR_FORM_SAME:
-			sb_addf(sb, "unsigned char *p_ = (unsigned char *)ag_b%u[ag_h / 16];\n", i);
-			break;
-		default:
-			sb_addf(sb, "unsigned char *p_;\n\t\t\tif (ag_c%u == AG_DENSE)\n"
-				"\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16] + (l - ag_h) * %u;\n"
-				"\t\t\telse\n\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16];\n",
-				src[i], i, s->ac.size, i);
-		}
-		sb_add(sb, code + s->addr_at + s->addr_len, to - s->addr_at - s->addr_len);
-	}
-	sb_adds(sb, "\t\t}\n\t\t} else {\n");
+	fused_body(t, code, end, src, hoist, &body);
+	scalarize(t, hoist, &body, &decl);
+	sb_addf(sb, "%s%s\t\t}\n\t\t} else {\n", decl.buf ? decl.buf : "", body.buf ? body.buf : "");
+	sb_free(&body);
+	sb_free(&decl);
 }
 
 /* The run for a full warp: arithmetic in shared loops, memory in its own. */
