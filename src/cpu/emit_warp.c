@@ -15,6 +15,28 @@ static void uses_warp(struct tr *t)
 	t->fi[t->fidx].flags |= AG_KF_WARP;
 }
 
+/* shfl.sync for a whole warp whose lanes give one b and one c (the
+ * common case: constants in registers) by ag_shfl_warp; the lanes' loop
+ * that follows (emit_shfl) is the else branch.  0, or -1 with t->err. */
+static int emit_shfl_warp(struct tr *t, const struct ptx_insn *in, int mode, const char *b,
+			  const char *c)
+{
+	sb_addf(&t->code, "\t\tuint32_t b_, c_, u_ = 0;\n\t\tl = 0;\n\t\tb_ = %s;\n\t\tc_ = %s;\n"
+		"\t\tfor (l = 0; l < 32; l++) u_ |= ((%s) ^ b_) | ((%s) ^ c_);\n"
+		"\t\tif (ag_all(m) && !u_) {\n\t\tuint32_t d_[32], k_[32];\n"
+		"\t\tag_shfl_warp(%d, sv_, b_, c_, d_, k_);\n"
+		"\t\tfor (l = 0; l < 32; l++) {\n\t\t\t", b, c, b, c, mode);
+	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, "d_[l]"))
+		return -1;
+	if (in->ops[0].pair) {
+		sb_adds(&t->code, "\t\t\t");
+		if (tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, "k_[l]"))
+			return -1;
+	}
+	sb_adds(&t->code, "\t\t}\n\t\t} else\n");
+	return 0;
+}
+
 /* shfl.sync.mode.b32 d[|p], a, b, c, membermask (legacy: no membermask). */
 static int emit_shfl(struct tr *t, const struct ptx_insn *in)
 {
@@ -37,6 +59,8 @@ static int emit_shfl(struct tr *t, const struct ptx_insn *in)
 	uses_warp(t);
 	sb_addf(&t->code, "\t\t{\n\t\tuint32_t sv_[32];\n"
 		"\t\tfor (l = 0; l < 32; l++) sv_[l] = %s;\n", a.buf);
+	if (!t->scalar && !in->guard && emit_shfl_warp(t, in, mode, b.buf, c.buf))
+		goto out;
 	tr_lanes_begin(t, in);
 	/* ok_ per lane: one shared by the loop's turns keeps it scalar */
 	sb_addf(&t->code, "uint8_t ok_;\n\t\t\tunsigned j_ = ag_shfl_src(%d, l, %s, %s, &ok_);\n"

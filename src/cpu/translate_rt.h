@@ -1392,6 +1392,33 @@ AG_INLINE unsigned ag_shfl_src(int mode, unsigned lane, uint32_t b, uint32_t c, 
 	return *ok ? (unsigned)j : lane;
 }
 
+/* shfl.sync for a whole warp whose lanes all give the same b and c: each
+ * lane's result (d) and whether its source lane lies in its segment (ok),
+ * from the lanes' values sv.  The sources of up and down are the lanes
+ * shifted by b, read from a copy with room on both sides, so that the
+ * compiler sees two vector loads and a blend instead of a gather. */
+AG_INLINE void ag_shfl_warp(int mode, const uint32_t *sv, uint32_t b, uint32_t c, uint32_t *d,
+			    uint32_t *ok)
+{
+	uint32_t pad[96], bv = b & 31;
+	unsigned l;
+
+	memset(pad, 0, sizeof(pad));
+	memcpy(pad + 32, sv, 32 * sizeof(*sv));
+	for (l = 0; l < 32; l++) {
+		uint8_t k;
+		unsigned j = ag_shfl_src(mode, l, b, c, &k);
+
+		ok[l] = k;
+		if (mode == 0)
+			d[l] = k ? pad[32 + l - bv] : pad[32 + l];
+		else if (mode == 1)
+			d[l] = k ? pad[32 + l + bv] : pad[32 + l];
+		else
+			d[l] = sv[j];
+	}
+}
+
 AG_INLINE uint32_t ag_mask_bits(const uint8_t *m)
 {
 	uint32_t r = 0;
