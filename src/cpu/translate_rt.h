@@ -153,13 +153,18 @@ AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
 }
 
 /* A stride prefetcher for one load or store of a warp, whose lanes reach
- * the bytes at a now and reached those at *seen before: the next time they
- * are likely a stride further on (a grid-stride loop walks memory with the
- * grid's stride, which the hardware's prefetchers, keeping to a page, do
- * not follow), so those lines are asked for now. */
+ * the bytes at a now and reached those at *seen before: the next times
+ * they are likely further on by the same stride (a grid-stride loop walks
+ * memory with the grid's stride, which the hardware's prefetchers, keeping
+ * to a page, do not follow), so the lines of AG_PREFETCH_TURNS strides on
+ * are asked for now: one turn of a short loop body is far shorter than a
+ * trip to memory (saxpy, 2 threads: 11.3 ms one stride ahead, 8.1 four
+ * ahead, 10.6 eight ahead; a reduction 9.7, 6.2, 6.3). */
+#define AG_PREFETCH_TURNS 4
+
 AG_INLINE void ag_prefetch_next(uintptr_t *seen, uintptr_t a, unsigned bytes, int write)
 {
-	uintptr_t next = a + (a - *seen), o;
+	uintptr_t next = a + AG_PREFETCH_TURNS * (a - *seen), o;
 
 	*seen = a;
 	for (o = 0; o < bytes; o += 64) {
