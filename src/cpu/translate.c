@@ -321,8 +321,9 @@ static void tr_release(struct tr *t)
 	tr_segs_free(t);
 }
 
-int ag_translate(const struct ptx_module *m, struct strbuf *out, struct ptx_error *err)
+int ag_translate(const struct ptx_module *orig, struct strbuf *out, struct ptx_error *err)
 {
+	const struct ptx_module *conv = tr_ifconv(orig), *m = conv ? conv : orig;
 	struct tr t;
 	uint32_t i;
 	int rc = 0;
@@ -347,5 +348,6 @@ int ag_translate(const struct ptx_module *m, struct strbuf *out, struct ptx_erro
 	if (!rc)
 		rc = emit_tables(&t, out);
 	tr_release(&t);
+	tr_ifconv_free(orig, conv);
 	return rc;
 }

@@ -139,6 +139,11 @@ void tr_localize(struct tr *t, const struct ptx_insn *const *ins, uint32_t n, si
 void tr_move_row(struct tr *t, const char *reg, struct strbuf *code, struct strbuf *decl,
 		 int lanes);
 
+/* ifconv.c: a copy of m whose short branches over lane-local
+ * instructions are guards on them instead, or NULL when it has none */
+const struct ptx_module *tr_ifconv(const struct ptx_module *m);
+void tr_ifconv_free(const struct ptx_module *orig, const struct ptx_module *conv);
+
 /* forms.c: the form a lockstep access through register reg, of size
  * bytes per lane, is likely to take (vector.c tests it at run time) */
 enum tr_form { TR_FORM_UNKNOWN, TR_FORM_DENSE, TR_FORM_SAME };
@@ -147,8 +152,10 @@ struct tr_forms *tr_forms_scan(const struct ptx_func *fn);
 enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size);
 void tr_forms_free(struct tr_forms *f);
 
-/* vector.c: runs of lane-local instructions, and their full-warp form */
+/* vector.c: runs of lane-local instructions, and their full-warp form;
+ * whether instruction in (NULL: none) writes register reg */
 void tr_fuse(struct tr *t, int open);
+int tr_writes(const struct ptx_insn *in, const char *reg);
 struct tr_access {
 	uint32_t size;          /* bytes per lane */
 	int store;

@@ -179,7 +179,7 @@ static uint32_t dests(const struct ptx_insn *in, const char **v, uint32_t max)
 #define MAX_DESTS 8
 
 /* Whether instruction in (NULL: none) writes register reg. */
-static int writes(const struct ptx_insn *in, const char *reg)
+int tr_writes(const struct ptx_insn *in, const char *reg)
 {
 	const char *v[MAX_DESTS];
 	uint32_t i, n = dests(in, v, MAX_DESTS);
@@ -247,7 +247,7 @@ static uint32_t form_source(const struct tr *t, uint32_t i, const uint32_t *src)
 		    p->ac.size != s->ac.size)
 			continue;
 		for (k = j; k < i; k++)
-			if (writes(t->segs[k].in, s->ac.reg))
+			if (tr_writes(t->segs[k].in, s->ac.reg))
 				return i;
 		return src[j];
 	}
@@ -320,7 +320,7 @@ static int hoist_addresses(const struct tr *t, uint8_t *hoist)
 		int needed = 0;
 
 		for (i = 0; in && !s->addr_len && i < n; i++)
-			if (writes(in, need[i])) {
+			if (tr_writes(in, need[i])) {
 				needed = 1;
 				if (!in->guard)
 					need[i--] = need[--n];
@@ -366,7 +366,7 @@ static int fusable(const struct tr *t, uint8_t *hoist)
 		    (strcmp(s->in->opcode, "ld") && strcmp(s->in->opcode, "st")))
 			return 0;
 		for (j = 0; j < i; j++)
-			if (!hoist[j] && writes(t->segs[j].in, s->ac.reg))
+			if (!hoist[j] && tr_writes(t->segs[j].in, s->ac.reg))
 				return 0;
 		n++;
 	}
@@ -406,16 +406,15 @@ static void fused_body(const struct tr *t, const char *code, size_t end, const u
 		sb_add(sb, code + s->at, s->addr_at - s->at);
 		switch (guess(t, src[i])) {
 		case TR_FORM_DENSE:
-			sb_addf(sb, "unsigned char *p_ = (unsigned char *)ag_b%u[ag_h / 16] + "
-				"(l - ag_h) * %u;\n", i, s->ac.size);
+			sb_addf(sb, "unsigned char *p_ = ag_p%u + (l - ag_h) * %u;\n", i, s->ac.size);
 			break;
 		case TR_FORM_SAME:
-			sb_addf(sb, "unsigned char *p_ = (unsigned char *)ag_b%u[ag_h / 16];\n", i);
+			sb_addf(sb, "unsigned char *p_ = ag_p%u;\n", i);
 			break;
 		default:
 			sb_addf(sb, "unsigned char *p_;\n\t\t\tif (ag_c%u == AG_DENSE)\n"
-				"\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16] + (l - ag_h) * %u;\n"
-				"\t\t\telse\n\t\t\t\tp_ = (unsigned char *)ag_b%u[ag_h / 16];\n",
+				"\t\t\t\tp_ = ag_p%u + (l - ag_h) * %u;\n"
+				"\t\t\telse\n\t\t\t\tp_ = ag_p%u;\n",
 				src[i], i, s->ac.size, i);
 		}
 		sb_add(sb, code + s->addr_at + s->addr_len, to - s->addr_at - s->addr_len);
@@ -441,7 +440,7 @@ static void scalarize(struct tr *t, const uint8_t *hoist, struct strbuf *body,
 			ins[n++] = t->segs[i].in;
 	nregs = tr_live_run(t->live, ins, n, &regs);
 	for (i = 0; i < nregs; i++) {
-		for (k = 0; k < t->nsegs && !(hoist[k] && writes(t->segs[k].in, regs[i])); k++)
+		for (k = 0; k < t->nsegs && !(hoist[k] && tr_writes(t->segs[k].in, regs[i])); k++)
 			;
 		if (k == t->nsegs)
 			tr_move_row(t, regs[i], body, decl, 0);
@@ -502,11 +501,20 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 	for (i = 0; i < t->nsegs; i++)
 		if (t->segs[i].addr_len && src[i] == i)
 			sb_addf(sb, " && ag_c%u %s", i, form_test[guess(t, i)]);
-	sb_adds(sb, ") {\n\t\tunsigned ag_h;\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n"
-		"#pragma GCC ivdep\n" NO_UNROLL "\t\tfor (l = ag_h; l < ag_h + 16; l++) {\n");
+	/* Each access's first address of the half in a local and a 64-bit
+	 * lane index: a guarded load GCC makes a masked vector load only from
+	 * an address it sees is affine in the lane, which a base read from an
+	 * array in the loop, or an unsigned index that may wrap, hides. */
+	sb_adds(sb, ") {\n\t\tsize_t ag_h;\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16) {\n");
+	for (i = 0; i < t->nsegs; i++)
+		if (t->segs[i].addr_len && !hoist[i])
+			sb_addf(sb, "\t\tunsigned char *ag_p%u = (unsigned char *)ag_b%u[ag_h / 16];\n",
+				i, i);
+	sb_adds(sb, "#pragma GCC ivdep\n" NO_UNROLL "\t\tfor (size_t l = ag_h; l < ag_h + 16; l++) {\n");
 	fused_body(t, code, end, src, hoist, &body);
 	scalarize(t, hoist, &body, &decl);
-	sb_addf(sb, "%s%s\t\t}\n\t\t} else {\n", decl.buf ? decl.buf : "", body.buf ? body.buf : "");
+	sb_addf(sb, "%s%s\t\t}\n\t\t}\n\t\t} else {\n", decl.buf ? decl.buf : "",
+		body.buf ? body.buf : "");
 	sb_free(&body);
 	sb_free(&decl);
 }

@@ -10,7 +10,8 @@
  * stride of two elements), addresses made from an index the body loads
  * (not computed ahead), and, in PTX, addresses made from registers the
  * body moves on: before the move, after it, and one made anew after a
- * load through it.
+ * load through it.  Last, a load that branches skip, which becomes a
+ * guarded load (src/cpu/ifconv.c).
  */
 #include "check.h"
 #include "floats.h"
@@ -81,6 +82,27 @@ TURNS(behind, "add.u64 r, r, 4;\n\tadd.u64 q, r, 8;\n\tld.global.f32 y, [q];\n\t
  * 1]; y = in[k + 2]): the new p cannot run ahead of that load. */
 TURNS(reused, "ld.global.f32 x, [p];\n\tadd.u64 p, r, 8;\n\tld.global.f32 y, [p];\n\t"
 	      "add.u64 r, r, 4;\n\t")
+
+/* Branches over a load (ifconv.c makes the second a guard on the load
+ * and keeps the label, which the first names too): out[i] = in[i], or 1
+ * for i >= n and for i % 32 == 7. */
+__global__ void skips(const float *in, float *out, unsigned n)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	float x, z = __shfl_sync(FULL, 0.0f, 0);
+
+	asm("{\n\t.reg .pred p, q;\n\t.reg .u32 r;\n\t"
+	    "setp.ge.u32 p, %1, %2;\n\t"
+	    "and.b32 r, %1, 31;\n\t"
+	    "setp.eq.u32 q, r, 7;\n\t"
+	    "mov.f32 %0, 0f3F800000;\n\t"
+	    "@q bra SKIP;\n\t"
+	    "@p bra SKIP;\n\t"
+	    "ld.global.f32 %0, [%3];\n"
+	    "SKIP:\n\t}"
+	    : "=f"(x) : "r"(i), "r"(n), "l"(in + i));
+	out[i] = x + z;
+}
 
 /* in[j], j loaded in the same turn: the address of in[j] cannot be made
  * ahead of the turn (idx makes it consecutive in each half warp). */
@@ -175,6 +197,25 @@ static void test_turns(const char *what, turns_kernel kernel, int x_at, int y_at
 	CK(cudaFree(dout));
 }
 
+static void test_skips()
+{
+	const unsigned n = 1000, threads = 1024;
+	std::vector<float> in = pattern(threads, 0.5f), out(threads, 0);
+	float *din = dev_floats(in), *dout = dev_floats(out);
+	unsigned i;
+
+	skips<<<threads / 128, 128>>>(din, dout, n);
+	CK(cudaDeviceSynchronize());
+	out = host_floats(dout, threads);
+	for (i = 0; i < threads; i++) {
+		float want = i >= n || i % 32 == 7 ? 1.0f : in[i];
+
+		check(out[i] == want, "skips: out[%u] = %g, want %g", i, out[i], want);
+	}
+	CK(cudaFree(din));
+	CK(cudaFree(dout));
+}
+
 static void test_indexed()
 {
 	const int turns = 12;
@@ -213,5 +254,6 @@ int main()
 	test_turns("behind", behind, 0, 3);
 	test_turns("reused", reused, 1, 2);
 	test_indexed();
+	test_skips();
 	return verdict("fused_runs");
 }
