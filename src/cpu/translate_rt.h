@@ -334,13 +334,28 @@ AG_INLINE int ag_bar_settle(struct ag_bar *bar, unsigned a)
 	return 1;
 }
 
-/* Lanes 'lanes' of w arrive at barrier a with thread count n (0: all). */
+/* Lanes 'lanes' of w arrive at barrier a with thread count n (0: all).
+ * The common case, a whole warp arriving at a barrier for all threads,
+ * counts without a pass over the block's warps: the barrier completes when
+ * every warp has counted; with warps that exited, the pass after the
+ * scheduler's round (ag_block_warps) finds it complete. */
 AG_INLINE void ag_bar_arrive_at(struct ag_warp *w, unsigned a, uint32_t n, uint32_t lanes)
 {
-	w->bar->want[a] = n;
-	w->bar->open |= 1u << a;
+	struct ag_bar *bar = w->bar;
+
+	bar->want[a] = n;
+	bar->open |= 1u << a;
 	w->arr[a] |= lanes;
-	ag_bar_settle(w->bar, a);
+	if (n || (w->arr[a] | w->exited | w->outside) != 0xffffffffu) {
+		ag_bar_settle(bar, a);
+		return;
+	}
+	w->arr[a] = 0;
+	bar->count[a] += 32;
+	if (bar->count[a] < 32 * bar->nw)
+		return;
+	ag_bar_complete(bar, a);
+	bar->open &= ~(1u << a);
 }
 
 /* Lanes 'lanes' of w arrive at the barriers ids[l] with thread counts
