@@ -63,7 +63,7 @@ struct ag_co {
 #define AG_NSEEN 16
 /* A whole warp takes up to this many turns of a loop before it lets the
  * block's other warps run (translate_func.c, emit_whole_jump). */
-#define AG_TURNS 8
+#define AG_TURNS 16
 
 /* One warp of a block; functions of the module receive it.  The first six
  * members are positional in the fast path's initializer. */
