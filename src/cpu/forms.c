@@ -16,12 +16,12 @@
  * half warp, when every instruction that writes it makes one from such
  * values: blockIdx, blockDim, constants and parameters are uniform (so are
  * tid.y and tid.z, for blocks at least 16 wide), tid.x and laneid have c =
- * 1, and addition, subtraction, multiplication by a constant, shifts by
- * one and widenings keep the form.  It is computed over the whole function
- * without regard to the order of instructions (a register's writers are
- * joined: they must agree on c), which suits loop counters and pointers
- * that move by a uniform stride.  Nothing is assumed about wrapping:
- * where the guess is wrong, the run-time test says so.
+ * 1, and addition, subtraction, multiplication by a constant, shifts by a
+ * constant and widenings keep the form.  It is computed over the whole
+ * function without regard to the order of instructions (a register's
+ * writers are joined: they must agree on c), which suits loop counters
+ * and pointers that move by a uniform stride.  Nothing is assumed about
+ * wrapping: where the guess is wrong, the run-time test says so.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -187,26 +187,15 @@ static void collect(struct tr_forms *f, const struct ptx_func *fn)
 
 	f->v = xcalloc(cap, sizeof(*f->v));
 	for (i = 0; i < fn->nbody; i++) {
-		const struct ptx_insn *in = insn_at(fn, i);
-		const struct ptx_operand *o = in && in->nops ? &in->ops[0] : NULL;
-		const struct ptx_operand *d[2 + 8];
-		uint32_t nd = 0;
+		const char *d[TR_MAX_DESTS];
+		uint32_t nd = tr_dests(insn_at(fn, i), d, TR_MAX_DESTS);
 
-		if (!o)
-			continue;
-		if (o->kind == PTX_OP_REG)
-			d[nd++] = o;
-		if (o->pair && o->pair->kind == PTX_OP_REG)
-			d[nd++] = o->pair;
-		for (j = 0; o->kind == PTX_OP_VEC && j < o->nelems && nd < 10; j++)
-			if (o->elems[j].kind == PTX_OP_REG)
-				d[nd++] = &o->elems[j];
 		for (j = 0; j < nd; j++) {
 			if (n == cap) {
 				cap *= 2;
 				f->v = xrealloc(f->v, cap * sizeof(*f->v));
 			}
-			f->v[n].name = d[j]->name;
+			f->v[n].name = d[j];
 			f->v[n++].f = none;
 		}
 	}
@@ -230,19 +219,15 @@ struct tr_forms *tr_forms_scan(const struct ptx_func *fn)
 		for (i = 0; i < fn->nbody; i++) {
 			const struct ptx_insn *in = insn_at(fn, i);
 			const struct ptx_operand *o = in && in->nops ? &in->ops[0] : NULL;
+			const char *d[TR_MAX_DESTS];
+			uint32_t nd = tr_dests(in, d, TR_MAX_DESTS);
+			/* one plain register written: its form; else none known */
+			int plain = nd == 1 && o->kind == PTX_OP_REG && !o->component;
 			struct form_reg *r;
 
-			if (!o)
-				continue;
-			if (o->kind == PTX_OP_REG && !o->pair && (r = find(f, o->name)))
-				changed |= join(&r->f, o->component ? any : eval(f, in));
-			if (o->pair && (r = find(f, o->name)))
-				changed |= join(&r->f, any);
-			if (o->pair && o->pair->kind == PTX_OP_REG && (r = find(f, o->pair->name)))
-				changed |= join(&r->f, any);
-			for (j = 0; o->kind == PTX_OP_VEC && j < o->nelems; j++)
-				if (o->elems[j].kind == PTX_OP_REG && (r = find(f, o->elems[j].name)))
-					changed |= join(&r->f, any);
+			for (j = 0; j < nd; j++)
+				if ((r = find(f, d[j])))
+					changed |= join(&r->f, plain ? eval(f, in) : any);
 		}
 	}
 	return f;

@@ -153,9 +153,12 @@ enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t 
 void tr_forms_free(struct tr_forms *f);
 
 /* vector.c: runs of lane-local instructions, and their full-warp form;
- * whether instruction in (NULL: none) writes register reg */
+ * whether instruction in (NULL: none) writes register reg, and the
+ * registers it writes (up to max) */
 void tr_fuse(struct tr *t, int open);
 int tr_writes(const struct ptx_insn *in, const char *reg);
+#define TR_MAX_DESTS 8
+uint32_t tr_dests(const struct ptx_insn *in, const char **v, uint32_t max);
 struct tr_access {
 	uint32_t size;          /* bytes per lane */
 	int store;

@@ -161,7 +161,7 @@ static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg
 /* The registers instruction in (NULL: none) writes, up to max of them:
  * its first operand, with a second destination ("%r1|%p1") or the
  * elements of a vector. */
-static uint32_t dests(const struct ptx_insn *in, const char **v, uint32_t max)
+uint32_t tr_dests(const struct ptx_insn *in, const char **v, uint32_t max)
 {
 	const struct ptx_operand *o = in && in->nops ? &in->ops[0] : NULL;
 	uint32_t i, n = 0;
@@ -176,13 +176,11 @@ static uint32_t dests(const struct ptx_insn *in, const char **v, uint32_t max)
 	return n;
 }
 
-#define MAX_DESTS 8
-
 /* Whether instruction in (NULL: none) writes register reg. */
 int tr_writes(const struct ptx_insn *in, const char *reg)
 {
-	const char *v[MAX_DESTS];
-	uint32_t i, n = dests(in, v, MAX_DESTS);
+	const char *v[TR_MAX_DESTS];
+	uint32_t i, n = tr_dests(in, v, TR_MAX_DESTS);
 
 	for (i = 0; i < n; i++)
 		if (!strcmp(v[i], reg))
@@ -220,8 +218,8 @@ static int mentions(const struct ptx_insn *in, const char *reg, uint32_t from)
 /* Whether instruction b writes a register instruction a mentions. */
 static int feeds(const struct ptx_insn *b, const struct ptx_insn *a)
 {
-	const char *v[MAX_DESTS];
-	uint32_t i, n = dests(b, v, MAX_DESTS);
+	const char *v[TR_MAX_DESTS];
+	uint32_t i, n = tr_dests(b, v, TR_MAX_DESTS);
 
 	for (i = 0; i < n; i++)
 		if (mentions(a, v[i], 0))
@@ -281,12 +279,12 @@ static int pure(const struct ptx_insn *in)
 static int hoistable(const struct tr *t, uint32_t k, const uint8_t *hoist)
 {
 	const struct tr_seg *s = &t->segs[k];
-	const char *v[MAX_DESTS];
+	const char *v[TR_MAX_DESTS];
 	uint32_t i, j, n;
 
 	if (s->own || s->addr_len || !pure(s->in))
 		return 0;
-	n = dests(s->in, v, MAX_DESTS);
+	n = tr_dests(s->in, v, TR_MAX_DESTS);
 	for (i = 0; i < n; i++)
 		if (mentions(s->in, v[i], 1))
 			return 0;
