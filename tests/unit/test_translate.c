@@ -2,9 +2,9 @@
  * test_translate.c - semantics of the PTX -> C translator where C and PTX
  * disagree or where ports go wrong: clamped shifts, division by zero and
  * INT_MIN / -1, saturating conversions, rounding modes, half precision,
- * shuffles and votes under divergence, barriers with exited threads,
- * implicitly warp-synchronous code, and the errors for what is not
- * supported.  Each case is hand-written PTX run through the real pipeline:
+ * shuffles and votes under divergence, short branches made guards,
+ * barriers with exited threads, implicitly warp-synchronous code, and the
+ * errors for what is not supported.  Each case is hand-written PTX run through the real pipeline:
  * parse, translate, the JIT (cc, dlopen) and the block executor.
  */
 #include <setjmp.h>
@@ -371,6 +371,65 @@ static void test_vote_divergent(void **state)
 	}
 }
 
+/* Short branches over a few instructions, which the translator turns into
+ * guards on them (src/cpu/ifconv.c) where that changes nothing: a region
+ * that rewrites the branch's predicate stays a branch, a label another
+ * branch names stays, a region of seven instructions stays, and "@!p"
+ * guards the other way.  activemask keeps the kernel in lockstep. */
+static void test_short_branches(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<10>;\n\t.reg .pred %p<6>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tactivemask.b32 %r9;\n"
+		"\tsetp.lt.u32 %p1, %r1, 10;\n"
+		"\tmov.u32 %r2, 100;\n"
+		"\t@%p1 bra $A;\n"
+		"\tadd.u32 %r2, %r2, 1;\n"
+		"\tsetp.lt.u32 %p1, %r1, 20;\n"
+		"\tadd.u32 %r2, %r2, 1;\n"
+		"$A:\n"
+		"\tmov.u32 %r3, 5;\n"
+		"\tsetp.eq.u32 %p2, %r1, 3;\n"
+		"\t@%p2 bra $B;\n"
+		"\tsetp.ge.u32 %p3, %r1, 16;\n"
+		"\t@%p3 bra $B;\n"
+		"\tadd.u32 %r3, %r3, 10;\n"
+		"$B:\n"
+		"\tsetp.ge.u32 %p4, %r1, 8;\n"
+		"\tmov.u32 %r4, 0;\n"
+		"\t@%p4 bra $C;\n"
+		"\tadd.u32 %r4, %r4, 1;\n\tadd.u32 %r4, %r4, 1;\n\tadd.u32 %r4, %r4, 1;\n"
+		"\tadd.u32 %r4, %r4, 1;\n\tadd.u32 %r4, %r4, 1;\n\tadd.u32 %r4, %r4, 1;\n"
+		"\tadd.u32 %r4, %r4, 1;\n"
+		"$C:\n"
+		"\tand.b32 %r6, %r1, 1;\n"
+		"\tsetp.eq.u32 %p5, %r6, 1;\n"
+		"\tmov.u32 %r5, 0;\n"
+		"\t@!%p5 bra $D;\n"
+		"\tmul.lo.u32 %r5, %r1, 3;\n"
+		"$D:\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r2;\n"
+		"\tst.global.u32 [%rd3+128], %r3;\n"
+		"\tst.global.u32 [%rd3+256], %r4;\n"
+		"\tst.global.u32 [%rd3+384], %r5;\n"
+		"\tret;\n}\n";
+	uint32_t o[128] = { 0 }, l;
+
+	(void)state;
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++) {
+		assert_int_equal(o[l], l < 10 ? 100 : 102);
+		assert_int_equal(o[32 + l], l == 3 || l >= 16 ? 5 : 15);
+		assert_int_equal(o[64 + l], l < 8 ? 7 : 0);
+		assert_int_equal(o[96 + l], l % 2 ? 3 * l : 0);
+	}
+}
+
 /* 64 threads; those from 40 on return before the barrier, the others fill
  * shared memory, and thread 0 sums it after the barrier. */
 static void test_barrier_after_exit(void **state)
@@ -619,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_half),
 		cmocka_unit_test(test_shfl_segments),
 		cmocka_unit_test(test_vote_divergent),
+		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
