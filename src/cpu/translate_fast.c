@@ -43,6 +43,8 @@ struct reach_use {
 	int loop_loads;         /* ... over loads from global memory */
 	int loop_math;          /* ... that compute in floating point */
 	int barrier;            /* the kernel has barriers */
+	uint32_t flops;         /* the kernel's own floating-point instructions */
+	uint32_t accesses;      /* ... and loads and stores (not of parameters) */
 };
 
 static int in_list(const char *const *list, size_t n, const char *s)
@@ -123,10 +125,12 @@ static uint32_t loop_start(const struct ptx_func *fn, uint32_t i)
 }
 
 /* What the loop body[from..to] does: loads from global (or generic)
- * memory, floating-point arithmetic. */
+ * memory, floating-point arithmetic, loads and stores of any memory but
+ * parameters. */
 struct loop_mix {
 	int global_loads;
 	uint32_t flops;
+	uint32_t accesses;
 };
 
 static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, struct loop_mix *x)
@@ -151,6 +155,9 @@ static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, stru
 			x->global_loads |= global;
 		else if (fl && !in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode))
 			x->flops++;
+		if ((!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu") ||
+		     !strcmp(in->opcode, "st")) && !tr_has(in, ".param"))
+			x->accesses++;
 	}
 }
 
@@ -164,6 +171,11 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 	if ((t->fi[f].flags & AG_KF_WARP) || t->fi[f].spins)
 		u->lockstep = 1;
 	u->shared |= t->fi[f].shared_end != 0;
+	if (entry && fn->nbody) {
+		loop_mix(fn, 0, fn->nbody - 1, &x);
+		u->flops = x.flops;
+		u->accesses = x.accesses;
+	}
 	for (i = 0; i < fn->nbody; i++) {
 		const struct ptx_stmt *s = &fn->body[i];
 
@@ -430,12 +442,14 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
  * parameters copied into the block function's own array when no device
  * function needs their original addresses (isspacep.param compares with
  * them): the thread loop then knows that stores to device memory do not
- * change them. */
-static void emit_block_start(uint32_t entry, uint32_t psize, int copy, struct strbuf *out)
+ * change them.  wide: the threads compute far more than they load and
+ * store, and the thread loop asks for the widest vectors (AG_WIDE). */
+static void emit_block_start(uint32_t entry, uint32_t psize, int copy, int wide,
+			     struct strbuf *out)
 {
-	sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
+	sb_addf(out, "%sstatic void ag_k%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
-		"\tconst struct ag_dims d = ag_dims_of(b);\n", entry);
+		"\tconst struct ag_dims d = ag_dims_of(b);\n", wide ? "AG_WIDE " : "", entry);
 	if (copy)
 		sb_addf(out, "\t_Alignas(16) unsigned char prm[%u];\n\n"
 			"\tmemcpy(prm, env->params, %u);\n", psize ? psize : 1, psize);
@@ -459,10 +473,10 @@ static void emit_alloc_check(const char *cond, const char *frees, struct strbuf 
  * into vector code; a thread that fails the launch (trap, assert) thus
  * lets the rest of its row of threads run, as other threads of a GPU run
  * on meanwhile. */
-static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
+static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int wide,
 			     struct strbuf *out)
 {
-	emit_block_start(entry, psize, copy, out);
+	emit_block_start(entry, psize, copy, wide, out);
 	sb_addf(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
 		"\tunsigned y, z, ex;\n"
 		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
@@ -488,7 +502,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		       struct strbuf *out)
 {
-	emit_block_start(entry, psize, copy, out);
+	emit_block_start(entry, psize, copy, 0, out);
 	sb_addf(out, "\tconst unsigned nt = d.ntid[0] * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned nw = (nt + 31) / 32;\n"
 		"\tunsigned k, more;\n"
@@ -513,6 +527,18 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		"\t} while (more && !b->error);\n"
 		"\tfree(ws);\n\tfree(S);\n\tfree(pc);\n}\n\n",
 		dyn, psize, entry);
+}
+
+/* Floating-point instructions per load or store past which a kernel's
+ * thread loop is bound by arithmetic, not memory: then vectors twice as
+ * wide pay (Black-Scholes, 13 per access: 44 -> 28 ms one thread with
+ * 512 bits), where for memory-bound kernels they cost (vecadd 13.0 ->
+ * 14.1 ms). */
+#define COMPUTE_BOUND 8
+
+static int compute_bound(const struct reach_use *u)
+{
+	return !u->loop && u->flops >= COMPUTE_BOUND * (u->accesses ? u->accesses : 1);
 }
 
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
@@ -560,6 +586,6 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	if (t->nresume)
 		emit_block(entry, dyn, psize, !calls, out);
 	else
-		emit_block_plain(entry, dyn, psize, !calls, out);
+		emit_block_plain(entry, dyn, psize, !calls, compute_bound(&u), out);
 	return 1;
 }

@@ -60,6 +60,15 @@ struct ag_co {
 	int done;
 };
 
+/* A function that computes far more than it loads and stores asks GCC
+ * for the CPU's widest vectors (512 bits where it has them), which GCC
+ * otherwise leaves to memory-bound code's 256. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define AG_WIDE __attribute__((target("prefer-vector-width=512")))
+#else
+#define AG_WIDE
+#endif
+
 #define AG_NSEEN 16
 /* A whole warp takes up to this many turns of a loop before it lets the
  * block's other warps run (translate_func.c, emit_whole_jump). */
