@@ -508,11 +508,28 @@ static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 }
 
 /* The thread indices of the block's nt threads, thread t in lane t % 32
- * of warp t / 32, x fastest. */
+ * of warp t / 32, x fastest.  Rows of whole warps (the common blocks)
+ * take a vector loop per warp; set for every block, they are a block's
+ * set-up cost. */
 AG_INLINE void ag_set_tids(struct ag_warp *ws, unsigned nt, const unsigned *ntid)
 {
-	unsigned t, x = 0, y = 0, z = 0;
+	unsigned t, x = 0, y = 0, z = 0, l;
 
+	if (ntid[0] % 32 == 0) {
+		for (t = 0; t < nt / 32; t++) {
+			unsigned row = t / (ntid[0] / 32);
+
+			x = t % (ntid[0] / 32) * 32;
+			y = row % ntid[1];
+			z = row / ntid[1];
+			for (l = 0; l < 32; l++) {
+				ws[t].tid[0][l] = x + l;
+				ws[t].tid[1][l] = y;
+				ws[t].tid[2][l] = z;
+			}
+		}
+		return;
+	}
 	for (t = 0; t < nt; t++) {
 		ws[t / 32].tid[0][t % 32] = x;
 		ws[t / 32].tid[1][t % 32] = y;
