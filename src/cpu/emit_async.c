@@ -97,8 +97,10 @@ static int emit_copy_arrive(struct tr *t, const struct ptx_insn *in)
 		return tr_unsupported(t, in, "type");
 	if (!tr_has(in, ".noinc"))
 		return 0;
-	if (tr_addr(t, in, &in->ops[0], mb_space(in), &a))
+	if (tr_addr(t, in, &in->ops[0], mb_space(in), &a)) {
+		sb_free(&a);
 		return -1;
+	}
 	tr_lanes_begin(t, in);
 	sb_addf(&t->code, "(void)ag_mb_update(w, %s, 1, 0, 0);\n", a.buf);
 	tr_lanes_end(t);

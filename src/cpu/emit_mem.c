@@ -90,14 +90,17 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 	enum ptx_type ty;
 	uint32_t n, nv = vec_of(in), k;
 	struct strbuf a = STRBUF_INIT, e = STRBUF_INIT;
-	const struct ptx_operand *v = &in->ops[store ? 1 : 0], *o = &in->ops[store ? 0 : 1];
+	const struct ptx_operand *v, *o;
 	enum ptx_space sp = space_of(in);
-	const struct tr_sym *r = addr_reg(t, o);
+	const struct tr_sym *r;
 
 	if (tr_has(in, ".async") && store)
 		return tr_emit_st_async(t, in);
 	if (tr_mods(t, in, HINTS " " SPACES " .v2 .v4", &ty, 1, &n) || tr_nops(t, in, 2, 2))
 		return -1;
+	v = &in->ops[store ? 1 : 0];
+	o = &in->ops[store ? 0 : 1];
+	r = addr_reg(t, o);
 	if (n != 1 || !tr_ctype(ty) || ty == PTX_T_PRED)
 		return tr_unsupported(t, in, "type");
 	if ((nv > 1) != (v->kind == PTX_OP_VEC) || (nv > 1 && v->nelems != nv))
@@ -295,10 +298,14 @@ static int emit_atom(struct tr *t, const struct ptx_insn *in)
 		    ".and .or .xor .cas .exch .add .inc .dec .min .max .async .cluster "
 		    ".shared::cta .shared::cluster .mbarrier::complete_tx::bytes", &ty, 1, &n))
 		return -1;
-	if (n != 1 || !tr_ctype(ty) || !atomic_expr(in, ty, &x) || (red && cas))
-		return tr_unsupported(t, in, "operation or type");
-	if (async != tr_has(in, ".mbarrier::complete_tx::bytes"))
-		return tr_unsupported(t, in, "form");
+	if (n != 1 || !tr_ctype(ty) || !atomic_expr(in, ty, &x) || (red && cas)) {
+		rc = tr_unsupported(t, in, "operation or type");
+		goto out;
+	}
+	if (async != tr_has(in, ".mbarrier::complete_tx::bytes")) {
+		rc = tr_unsupported(t, in, "form");
+		goto out;
+	}
 	if (tr_nops(t, in, first + 2 + cas + async, first + 2 + cas + async) ||
 	    (async && tr_addr(t, in, &in->ops[2], PTX_SPACE_SHARED, &c)) ||
 	    tr_addr(t, in, &in->ops[first], space_of(in), &a) ||

@@ -264,8 +264,10 @@ static int emit_nanosleep(struct tr *t, const struct ptx_insn *in)
 		return -1;
 	if (n != 1 || ty != PTX_T_U32)
 		return tr_unsupported(t, in, "type");
-	if (tr_src(t, in, &in->ops[0], PTX_T_U32, &d))
+	if (tr_src(t, in, &in->ops[0], PTX_T_U32, &d)) {
+		sb_free(&d);
 		return -1;
+	}
 	sb_adds(&t->code, "\t\t{\n\t\tint sleep_ = 0;\n");
 	tr_lanes_begin(t, in);
 	sb_addf(&t->code, "sleep_ |= (%s) > 0;\n", d.buf);

@@ -332,8 +332,10 @@ int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_opera
 	if (f && (nr != f->nrets || na != f->nparams))
 		return tr_fail(t, in->line, "call to '%s' with %u results and %u arguments; it "
 			       "takes %u and %u", f->name, nr, na, f->nrets, f->nparams);
-	if (!f && tr_src(t, in, target, PTX_T_U64, &e))
+	if (!f && tr_src(t, in, target, PTX_T_U64, &e)) {
+		sb_free(&e);
 		return -1;
+	}
 	tr_lanes_begin(t, in);
 	sb_adds(&t->code, "unsigned char *const ca[] = { ");
 	for (i = 0; i < nr + na; i++) {

@@ -333,10 +333,13 @@ static int emit_branch_indexed(struct tr *t, const struct ptx_insn *in)
 			break;
 	if (i == f->nbody)
 		return tr_fail(t, in->line, "brx.idx to unknown target list '%s'", in->ops[1].name);
-	if (tr_src(t, in, &in->ops[0], PTX_T_U32, &e))
+	if (tr_src(t, in, &in->ops[0], PTX_T_U32, &e)) {
+		sb_free(&e);
 		return -1;
+	}
 	tr_lanes_begin(t, in);
 	sb_addf(&t->code, "switch (%s) {\n", e.buf);
+	sb_free(&e);
 	for (k = 0; k < f->body[i].u.targets.nlabels; k++) {
 		to = tr_label_bb(t, f->body[i].u.targets.labels[k]);
 		if (to == UINT32_MAX)
@@ -348,7 +351,6 @@ static int emit_branch_indexed(struct tr *t, const struct ptx_insn *in)
 	sb_adds(&t->code, "\t\tdefault: ag_fault(w, l, 719, \"brx.idx index out of range\"); return;\n"
 		"\t\t}\n");
 	tr_lanes_end(t);
-	sb_free(&e);
 	if (in->guard && !t->scalar) {
 		sb_addf(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l] && !(");
 		if (tr_guard(t, in, &t->code))
@@ -588,11 +590,13 @@ static int emit_extern_call(struct tr *t, const struct ptx_insn *in, const struc
 	struct strbuf a3 = STRBUF_INIT, r = STRBUF_INIT;
 	int rc = 0;
 
-	if (c->rets && c->rets->nelems && tr_call_arg(t, in, &c->rets->elems[0], NULL, &r))
-		return -1;
-	if (!strcmp(name, "vprintf")) {
-		if (nth_arg(t, in, c->args, 0, &a0) || nth_arg(t, in, c->args, 1, &a1))
-			return -1;
+	if (c->rets && c->rets->nelems && tr_call_arg(t, in, &c->rets->elems[0], NULL, &r)) {
+		rc = -1;
+	} else if (!strcmp(name, "vprintf")) {
+		if (nth_arg(t, in, c->args, 0, &a0) || nth_arg(t, in, c->args, 1, &a1)) {
+			rc = -1;
+			goto out;
+		}
 		tr_lanes_begin(t, in);
 		sb_addf(&t->code, "int32_t rv = b->env->svc->vprintf(b, (const char *)(uintptr_t)"
 			"ag_ld(uint64_t, %s[l]), (const void *)(uintptr_t)ag_ld(uint64_t, %s[l]));\n"
@@ -601,8 +605,10 @@ static int emit_extern_call(struct tr *t, const struct ptx_insn *in, const struc
 		tr_lanes_end(t);
 	} else if (!strcmp(name, "__assertfail")) {
 		if (nth_arg(t, in, c->args, 0, &a0) || nth_arg(t, in, c->args, 1, &a1) ||
-		    nth_arg(t, in, c->args, 2, &a2) || nth_arg(t, in, c->args, 3, &a3))
-			return -1;
+		    nth_arg(t, in, c->args, 2, &a2) || nth_arg(t, in, c->args, 3, &a3)) {
+			rc = -1;
+			goto out;
+		}
 		tr_lanes_begin(t, in);
 		sb_addf(&t->code, "ag_set_tid(w, l);\n\t\t\tb->env->svc->assertfail(b, "
 			"(const char *)(uintptr_t)ag_ld(uint64_t, %s[l]), "
@@ -611,15 +617,19 @@ static int emit_extern_call(struct tr *t, const struct ptx_insn *in, const struc
 			a0.buf, a1.buf, a2.buf, a3.buf);
 		tr_lanes_end(t);
 	} else if (!strcmp(name, "malloc")) {
-		if (nth_arg(t, in, c->args, 0, &a0) || !r.len)
-			return r.len ? -1 : tr_fail(t, in->line, "malloc without a result");
+		if (nth_arg(t, in, c->args, 0, &a0) || !r.len) {
+			rc = r.len ? -1 : tr_fail(t, in->line, "malloc without a result");
+			goto out;
+		}
 		tr_lanes_begin(t, in);
 		sb_addf(&t->code, "ag_st(uint64_t, %s[l], (uint64_t)(uintptr_t)b->env->svc->malloc("
 			"b, ag_ld(uint64_t, %s[l])));\n", r.buf, a0.buf);
 		tr_lanes_end(t);
 	} else if (!strcmp(name, "free")) {
-		if (nth_arg(t, in, c->args, 0, &a0))
-			return -1;
+		if (nth_arg(t, in, c->args, 0, &a0)) {
+			rc = -1;
+			goto out;
+		}
 		tr_lanes_begin(t, in);
 		sb_addf(&t->code, "b->env->svc->free(b, (void *)(uintptr_t)ag_ld(uint64_t, %s[l]));\n",
 			a0.buf);
@@ -628,6 +638,7 @@ static int emit_extern_call(struct tr *t, const struct ptx_insn *in, const struc
 		rc = tr_fail(t, in->line, "call to unknown extern function '%s' at line %d",
 			     name, in->line);
 	}
+out:
 	sb_free(&a0);
 	sb_free(&a1);
 	sb_free(&a2);
@@ -680,8 +691,10 @@ static int emit_indirect_call(struct tr *t, const struct ptx_insn *in, const str
 {
 	struct strbuf e = STRBUF_INIT;
 
-	if (tr_src(t, in, c->target, PTX_T_U64, &e) || emit_call_args(t, in, c, NULL))
+	if (tr_src(t, in, c->target, PTX_T_U64, &e) || emit_call_args(t, in, c, NULL)) {
+		sb_free(&e);
 		return -1;
+	}
 	t->fi[t->fidx].indirect = 1;
 	sb_addf(&t->code, "\t\tuint64_t tv[32]; uint8_t todo[32], grp[32]; unsigned k, j;\n"
 		"\t\tfor (l = 0; l < 32; l++) { tv[l] = %s; todo[l] = cin[l]; }\n"

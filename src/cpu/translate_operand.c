@@ -228,26 +228,26 @@ int tr_src(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	case PTX_OP_SYM:
 		s = tr_lookup(t, o->name);
 		if (!s) {
-			if (tr_sreg(t, in, o, &e, &from))
-				return -1;
+			rc = tr_sreg(t, in, o, &e, &from) ? -1 : 0;
 		} else if (s->kind == TK_REG) {
 			reg_lvalue(s, o->name, &e);
 			from = s->type;
 		} else {
-			if (sym_value(t, in, s, &e))
-				return -1;
-			if (o->i)
+			rc = sym_value(t, in, s, &e) ? -1 : 0;
+			if (!rc && o->i)
 				sb_addf(&e, " + (uint64_t)%" PRId64, o->i);
 			from = PTX_T_U64;
 		}
-		if (o->neg) {
-			if (from != PTX_T_PRED)
-				return tr_unsupported(t, in, "'!' on a non-predicate");
+		if (rc)
+			break;
+		if (o->neg && from != PTX_T_PRED)
+			rc = tr_unsupported(t, in, "'!' on a non-predicate");
+		else if (o->neg && ty != PTX_T_PRED)
+			rc = tr_unsupported(t, in, "predicate as a value");
+		else if (o->neg)
 			sb_addf(sb, "(!%s)", e.buf);
-			sb_free(&e);
-			return ty == PTX_T_PRED ? 0 : tr_unsupported(t, in, "predicate as a value");
-		}
-		tr_conv(sb, from, ty, e.buf);
+		else
+			tr_conv(sb, from, ty, e.buf);
 		break;
 	default:
 		rc = tr_unsupported(t, in, "operand kind");

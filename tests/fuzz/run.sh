@@ -22,7 +22,7 @@ cmake --build "$build" -j2 --target fatbin_fixtures >>"$log" 2>&1 ||
 seeds() {
 	case $1 in
 	fuzz_fatbin) find "$build/tests/unit/fatbin" -name '*.fatbin' 2>/dev/null ;;
-	fuzz_ptx) find "$root/tests" "$build/tests" -name '*.ptx' 2>/dev/null ;;
+	fuzz_ptx | fuzz_translate) find "$root/tests" "$build/tests" -name '*.ptx' 2>/dev/null ;;
 	fuzz_elf) find "$build/tests/unit/fatbin" -name '*.exe' -size -64k 2>/dev/null ;;
 	*) find "$root/tests/fuzz/seeds/${1#fuzz_}" -type f 2>/dev/null ;;
 	esac
