@@ -249,7 +249,7 @@ static int data_shape_ok(const struct ptx_operand *v, uint32_t vec)
 static int emit_surface(struct tr *t, const struct ptx_insn *in)
 {
 	int store = !strcmp(in->opcode, "sust");
-	const struct ptx_operand *data = &in->ops[store ? 1 : 0];
+	const struct ptx_operand *data;
 	struct strbuf h = STRBUF_INIT, e = STRBUF_INIT;
 	enum ptx_type ty;
 	uint32_t vec, mode, size;
@@ -257,6 +257,7 @@ static int emit_surface(struct tr *t, const struct ptx_insn *in)
 
 	if (surface_shape(t, in, &ty, &vec, &mode))
 		return -1;
+	data = &in->ops[store ? 1 : 0];
 	if (!data_shape_ok(data, vec))
 		return tr_unsupported(t, in, "vector shape");
 	size = tr_size(ty);
