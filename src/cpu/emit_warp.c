@@ -15,6 +15,18 @@ static void uses_warp(struct tr *t)
 	t->fi[t->fidx].flags |= AG_KF_WARP;
 }
 
+/* A lane's results of shfl.sync: the value, and whether its source lane
+ * lay in its segment when the instruction has a predicate destination. */
+static int shfl_dst(struct tr *t, const struct ptx_insn *in, const char *value, const char *ok)
+{
+	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, value))
+		return -1;
+	if (!in->ops[0].pair)
+		return 0;
+	sb_adds(&t->code, "\t\t\t");
+	return tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, ok);
+}
+
 /* shfl.sync for a whole warp whose lanes give one b and one c (the
  * common case: constants in registers) by ag_shfl_warp; the lanes' loop
  * that follows (emit_shfl) is the else branch.  0, or -1 with t->err. */
@@ -26,13 +38,8 @@ static int emit_shfl_warp(struct tr *t, const struct ptx_insn *in, int mode, con
 		"\t\tif (ag_all(m) && !u_) {\n\t\tuint32_t d_[32], k_[32];\n"
 		"\t\tag_shfl_warp(%d, sv_, b_, c_, d_, k_);\n"
 		"\t\tfor (l = 0; l < 32; l++) {\n\t\t\t", b, c, b, c, mode);
-	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, "d_[l]"))
+	if (shfl_dst(t, in, "d_[l]", "k_[l]"))
 		return -1;
-	if (in->ops[0].pair) {
-		sb_adds(&t->code, "\t\t\t");
-		if (tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, "k_[l]"))
-			return -1;
-	}
 	sb_adds(&t->code, "\t\t}\n\t\t} else\n");
 	return 0;
 }
@@ -65,13 +72,8 @@ static int emit_shfl(struct tr *t, const struct ptx_insn *in)
 	/* ok_ per lane: one shared by the loop's turns keeps it scalar */
 	sb_addf(&t->code, "uint8_t ok_;\n\t\t\tunsigned j_ = ag_shfl_src(%d, l, %s, %s, &ok_);\n"
 		"\t\t\t", mode, b.buf, c.buf);
-	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, "sv_[j_]"))
+	if (shfl_dst(t, in, "sv_[j_]", "ok_"))
 		goto out;
-	if (in->ops[0].pair) {
-		sb_adds(&t->code, "\t\t\t");
-		if (tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, "ok_"))
-			goto out;
-	}
 	tr_lanes_end(t);
 	sb_adds(&t->code, "\t\t}\n");
 	rc = 0;

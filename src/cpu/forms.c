@@ -70,11 +70,6 @@ static struct form_reg *find(const struct tr_forms *f, const char *name)
 	return f->n ? bsearch(&key, f->v, f->n, sizeof(*f->v), cmp_reg) : NULL;
 }
 
-static const struct ptx_insn *insn_at(const struct ptx_func *fn, uint32_t i)
-{
-	return fn->body[i].kind == PTX_STMT_INSN ? &fn->body[i].u.insn : NULL;
-}
-
 /* An operand's form: a register as known, a special register by what it
  * is, constants and symbols (addresses of parameters and variables)
  * uniform. */
@@ -188,7 +183,7 @@ static void collect(struct tr_forms *f, const struct ptx_func *fn)
 	f->v = xcalloc(cap, sizeof(*f->v));
 	for (i = 0; i < fn->nbody; i++) {
 		const char *d[TR_MAX_DESTS];
-		uint32_t nd = tr_dests(insn_at(fn, i), d, TR_MAX_DESTS);
+		uint32_t nd = tr_dests(tr_insn_at(fn, i), d, TR_MAX_DESTS);
 
 		for (j = 0; j < nd; j++) {
 			if (n == cap) {
@@ -217,7 +212,7 @@ struct tr_forms *tr_forms_scan(const struct ptx_func *fn)
 	while (changed) {
 		changed = 0;
 		for (i = 0; i < fn->nbody; i++) {
-			const struct ptx_insn *in = insn_at(fn, i);
+			const struct ptx_insn *in = tr_insn_at(fn, i);
 			const struct ptx_operand *o = in && in->nops ? &in->ops[0] : NULL;
 			const char *d[TR_MAX_DESTS];
 			uint32_t nd = tr_dests(in, d, TR_MAX_DESTS);

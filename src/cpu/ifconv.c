@@ -32,11 +32,6 @@
  * block boundary they save. */
 #define MAX_SKIPPED 6
 
-static const struct ptx_insn *insn_at(const struct ptx_func *fn, uint32_t i)
-{
-	return i < fn->nbody && fn->body[i].kind == PTX_STMT_INSN ? &fn->body[i].u.insn : NULL;
-}
-
 /* Instructions that may take a guard instead of being branched over. */
 static int guardable(const struct ptx_insn *in, const char *pred)
 {
@@ -64,7 +59,7 @@ static uint32_t references(const struct ptx_func *fn, const char *label)
 
 	for (i = 0; i < fn->nbody; i++) {
 		const struct ptx_stmt *s = &fn->body[i];
-		const struct ptx_insn *in = insn_at(fn, i);
+		const struct ptx_insn *in = tr_insn_at(fn, i);
 
 		for (k = 0; in && k < in->nops; k++)
 			n += in->ops[k].kind == PTX_OP_SYM && !strcmp(in->ops[k].name, label);
@@ -79,7 +74,7 @@ static uint32_t references(const struct ptx_func *fn, const char *label)
  * else 0. */
 static uint32_t skipped(const struct ptx_func *fn, uint32_t i)
 {
-	const struct ptx_insn *br = insn_at(fn, i);
+	const struct ptx_insn *br = tr_insn_at(fn, i);
 	const char *label = target(br);
 	uint32_t j;
 

@@ -139,6 +139,12 @@ void tr_localize(struct tr *t, const struct ptx_insn *const *ins, uint32_t n, si
 void tr_move_row(struct tr *t, const char *reg, struct strbuf *code, struct strbuf *decl,
 		 int lanes);
 
+/* Statement i of fn's body if it is an instruction (and there is one). */
+static inline const struct ptx_insn *tr_insn_at(const struct ptx_func *fn, uint32_t i)
+{
+	return i < fn->nbody && fn->body[i].kind == PTX_STMT_INSN ? &fn->body[i].u.insn : NULL;
+}
+
 /* ifconv.c: a copy of m whose short branches over lane-local
  * instructions are guards on them instead, or NULL when it has none */
 const struct ptx_module *tr_ifconv(const struct ptx_module *m);

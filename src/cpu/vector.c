@@ -468,17 +468,13 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 {
 	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT;
 	uint32_t i;
-	int ahead = 0;
 
 	for (i = 0; i < t->nsegs; i++)
-		ahead |= hoist[i];
-	if (ahead)
-		sb_adds(sb, "\t\tfor (l = 0; l < 32; l++) {\n");
-	for (i = 0; ahead && i < t->nsegs; i++)
 		if (hoist[i])
-			sb_add(sb, code + t->segs[i].at, seg_end(t, i, end) - t->segs[i].at);
-	if (ahead)
-		sb_adds(sb, "\t\t}\n");
+			sb_add(&body, code + t->segs[i].at, seg_end(t, i, end) - t->segs[i].at);
+	if (body.len)   /* the hoisted instructions, for all lanes */
+		sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%s\t\t}\n", body.buf);
+	sb_reset(&body);
 	for (i = 0; i < t->nsegs; i++) {
 		const struct tr_seg *s = &t->segs[i];
 
