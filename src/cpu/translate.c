@@ -316,6 +316,8 @@ static void tr_release(struct tr *t)
 	sb_free(&t->code);
 	sb_free(&t->tail);
 	sb_free(&t->locals);
+	sb_free(&t->vars);
+	tr_steady_free(t->steady);
 	free(t->regs);
 	free(t->scalar_done);
 	tr_segs_free(t);

@@ -254,6 +254,13 @@ static void emit_whole_jump(struct tr *t, const char *cond, uint32_t to)
 {
 	if (to >= t->nbb)
 		return;
+	/* a loop of one block: the forms its accesses found stay (steady.c)
+	 * when the registers they assume uniform were */
+	if (to == t->bb && t->steady) {
+		sb_addf(&t->code, "\t\tif (%sag_all(m) && ++w->turns %% AG_TURNS) {\n"
+			"\t\t\tag_keep = ag_steady;\n\t\t\tgoto ag_k%u;\n\t\t}\n", cond, to);
+		return;
+	}
 	if (to <= t->bb) {
 		sb_addf(&t->code, "\t\tif (%sag_all(m) && ++w->turns %% AG_TURNS)\n"
 			"\t\t\tgoto ag_b%u;\n", cond, to);
@@ -841,6 +848,36 @@ static void block_label(struct tr *t, uint32_t n)
 	sb_addf(&t->code, t->scalar ? "ag_L%u:;\n" : "\tcase %u: ag_b%u:\n", n, n);
 }
 
+/*
+ * The start of basic block n, whose statements start at body[i].  In the
+ * lockstep version a loop of one block gets a second start, ag_kN, which
+ * only its back edge jumps to, with ag_keep set when the forms its
+ * accesses found on this turn hold on the next (vector.c, steady.c).
+ */
+static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
+{
+	const struct ptx_func *f = t->fn;
+	const struct ptx_insn **ins;
+	uint32_t j, n = 0;
+
+	block_label(t, t->bb);
+	tr_steady_free(t->steady);
+	t->steady = NULL;
+	if (t->scalar)
+		return;
+	ins = xcalloc(f->nbody + 1, sizeof(*ins));
+	for (j = i; j < f->nbody && bb[j] == t->bb; j++)
+		if (f->body[j].kind == PTX_STMT_INSN)
+			ins[n++] = &f->body[j].u.insn;
+	t->steady = tr_steady_scan(t, ins, n);
+	free(ins);
+	if (!t->steady)
+		return;
+	if (!t->vars.len)
+		sb_adds(&t->vars, "\tint ag_keep = 0, ag_steady = 0;\n");
+	sb_addf(&t->code, "\t\tag_keep = 0;\n\t\tag_steady = 1;\n\tag_k%u:;\n", t->bb);
+}
+
 /* Pass 2: declarations and blocks, in order. */
 static int emit_body(struct tr *t, const uint32_t *bb)
 {
@@ -851,7 +888,7 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 	int terminated = 0, rc = 0;
 
 	t->bb = 0;
-	block_label(t, 0);
+	block_start(t, bb, 0);
 	at = t->code.len;
 	for (i = 0; i < f->nbody && !rc; i++) {
 		const struct ptx_stmt *s = &f->body[i];
@@ -860,8 +897,10 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 			emit_fallthrough(t, terminated);
 			tr_localize(t, ins, nins, at);
 			nins = 0;
-			while (t->bb < bb[i])
-				block_label(t, ++t->bb);
+			while (t->bb < bb[i]) {
+				t->bb++;
+				block_start(t, bb, i);
+			}
 			at = t->code.len;
 			terminated = 0;
 		}
@@ -891,6 +930,8 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 	if (!rc) {
 		emit_fallthrough(t, terminated);
 		tr_localize(t, ins, nins, at);
+		tr_steady_free(t->steady);
+		t->steady = NULL;
 		while (t->bb + 1 < t->nbb) {
 			block_label(t, ++t->bb);
 			emit_fallthrough(t, 0);
@@ -925,11 +966,11 @@ static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\tstruct ag_block *const b = w->b;\n"
 		"\tunsigned char *const sh = b->shared;\n"
 		"\tconst unsigned char *const prm = b->env->params;\n"
-		"\tuint8_t m[32];\n\tunsigned l;\n\n"
+		"\tuint8_t m[32];\n\tunsigned l;\n%s\n"
 		"\t(void)sh; (void)prm; (void)a;\n"
 		"\tfor (;;) {\n\tswitch (ag_pick(w, &W->ln, m)) {\n%s"
 		"\tdefault:\n%s\t\treturn;\n\t}\n%s\t}\n}\n\n", fidx,
-		frame_qualifier(t, fidx), fidx, t->code.buf,
+		frame_qualifier(t, fidx), fidx, t->vars.buf ? t->vars.buf : "", t->code.buf,
 		/* lanes waiting at a barrier inside a device function: the warp
 		 * stops here until the barrier completes */
 		t->fn->is_entry || !t->fi[fidx].barrier_line ? "" :
@@ -971,6 +1012,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	sb_reset(&t->frame);
 	sb_reset(&t->code);
 	sb_reset(&t->locals);
+	sb_reset(&t->vars);
 	t->nregs = 0;
 	t->nresume = 0;
 	declare_params(t);

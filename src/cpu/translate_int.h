@@ -83,6 +83,9 @@ struct tr {
 	unsigned nsites;        /* loads and stores that may prefetch */
 	struct tr_live *live;   /* the lockstep function's liveness, or NULL */
 	struct tr_forms *forms; /* its guessed access forms, or NULL */
+	struct tr_steady *steady;       /* the block being emitted, when it is a
+					 * loop of one block (steady.c), or NULL */
+	struct strbuf vars;     /* the run function's own variables */
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */
@@ -157,6 +160,15 @@ struct tr_forms;
 struct tr_forms *tr_forms_scan(const struct ptx_func *fn);
 enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size);
 void tr_forms_free(struct tr_forms *f);
+
+/* steady.c: whether the fused form of an access through register reg at
+ * instruction at, in a loop of one block, lasts from turn to turn (then
+ * the tests it relies on are added to tests) */
+struct tr_steady;
+struct tr_steady *tr_steady_scan(struct tr *t, const struct ptx_insn *const *ins, uint32_t n);
+int tr_steady_reg(const struct tr_steady *s, const struct ptx_insn *at, const char *reg,
+		  struct strbuf *tests);
+void tr_steady_free(struct tr_steady *s);
 
 /* vector.c: runs of lane-local instructions, and their full-warp form;
  * whether instruction in (NULL: none) writes register reg, and the

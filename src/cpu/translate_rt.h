@@ -161,6 +161,19 @@ AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
 	return !ag_or4(d) ? AG_DENSE : !ag_or4(u) ? AG_SAME : AG_SCATTERED;
 }
 
+/* Whether each half of a row of 32 lanes of size bytes holds one value
+ * (steady.c: a loop's step made of it is the same in each half warp). */
+AG_INLINE int ag_halves_same(const void *row, size_t size)
+{
+	const unsigned char *r = (const unsigned char *)row;
+	size_t i;
+
+	for (i = size; i < 16 * size; i += size)
+		if (memcmp(r, r + i, size) || memcmp(r + 16 * size, r + 16 * size + i, size))
+			return 0;
+	return 1;
+}
+
 /* A stride prefetcher for one load or store of a warp, whose lanes reach
  * the bytes at a now and reached those at *seen before: the next times
  * they are likely further on by the same stride (a grid-stride loop walks

@@ -448,6 +448,34 @@ static void scalarize(struct tr *t, const uint8_t *hoist, struct strbuf *body,
 }
 
 /*
+ * The form of access segs[i] into ag_c<i>, found from its 32 addresses.
+ * In a loop of one block, an access whose form lasts from turn to turn
+ * (steady.c) finds it on the first turn only, into ag_form<site>, which
+ * lasts; ag_steady then says whether the registers that assumes the same
+ * in each half warp are.
+ */
+static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, struct strbuf *sb)
+{
+	struct strbuf tests = STRBUF_INIT;
+	int keep = tr_steady_reg(t->steady, s->in, s->ac.reg, &tests);
+	char var[32];
+
+	snprintf(var, sizeof(var), keep ? "ag_form%u" : "ag_c%u", keep ? s->site : i);
+	if (keep)
+		sb_addf(&t->vars, "\tint %s = AG_SCATTERED;\n", var);
+	sb_addf(sb, "\t\t%s{\n\t\tuintptr_t ag_a[32];\n"
+		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n"
+		"\t\t%s = ag_coalesce(ag_a, %u);\n", keep ? "if (!ag_keep) " : "", s->addr, var,
+		s->ac.size);
+	if (tests.len)
+		sb_addf(sb, "\t\tag_steady = ag_steady%s;\n", tests.buf);
+	sb_adds(sb, "\t\t}\n");
+	if (keep)
+		sb_addf(sb, "\t\tag_c%u = %s;\n", i, var);
+	sb_free(&tests);
+}
+
+/*
  * The fused form of a run for a full warp, tried before the split one.
  * The instructions that make the run's addresses run first, for all lanes
  * (hoist_addresses); then, when every access's addresses are dense or
@@ -483,9 +511,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 		sb_addf(sb, "\t\tuintptr_t ag_b%u[2];\n\t\tl = 0;\n\t\tag_b%u[0] = (uintptr_t)%s;\n"
 			"\t\tl = 16;\n\t\tag_b%u[1] = (uintptr_t)%s;\n", i, i, s->addr, i, s->addr);
 		if (src[i] == i)
-			sb_addf(sb, "\t\t{\n\t\tuintptr_t ag_a[32];\n"
-				"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n"
-				"\t\tag_c%u = ag_coalesce(ag_a, %u);\n\t\t}\n", s->addr, i, s->ac.size);
+			emit_form(t, s, i, sb);
 		if (src[i] == i && s->ac.prefetch)
 			sb_addf(sb, "\t\tif (ag_c%u == AG_DENSE)\n\t\t\tag_prefetch_next(&w->seen[%u %% "
 				"AG_NSEEN], ag_b%u[0], %u, %d);\n", i, s->site, i, 32 * s->ac.size,

@@ -1,0 +1,96 @@
+/*
+ * steady_loops: loops of one basic block in lockstep kernels (each has a
+ * warp shuffle) whose load moves its address by a register each turn.
+ * The cpu backend finds the form of such a load (consecutive or one
+ * address per half warp) on the loop's first turn only when the move is
+ * the same in each half warp (src/cpu/steady.c), which it tests once for a
+ * register the loop does not write.  Here: a move the same for all lanes,
+ * for each half warp its own, and for each lane its own (where the form
+ * of the first turn does not last); one address per half warp; and a move
+ * that the loop itself changes, lane by lane, after two turns.
+ */
+#include "check.h"
+#include "floats.h"
+
+#include <vector>
+
+#define FULL 0xffffffffu
+#define THREADS 256
+#define TURNS 20
+
+/* Sums in[] at p, moving p on by q bytes each turn; body may move q. */
+#define LOOP(name, first, step, body)                                                    \
+	__global__ void name(const float *in, float *out, int turns)                     \
+	{                                                                                \
+		int i = blockIdx.x * blockDim.x + threadIdx.x;                           \
+		float s = __shfl_sync(FULL, 0.0f, 0);                                    \
+		unsigned long long q = (step), r = 4 * (threadIdx.x & 1);               \
+                                                                                         \
+		asm("{\n\t.reg .u64 p, q, r;\n\t.reg .f32 x;\n\t.reg .u32 t;\n\t"            \
+		    ".reg .pred d;\n\tmov.u64 p, %1;\n\tmov.u64 q, %2;\n\t"                   \
+		    "mov.u64 r, %3;\n\tmov.u32 t, %4;\n"                                      \
+		    "LOOP:\n\tld.global.f32 x, [p];\n\tadd.f32 %0, %0, x;\n\t"                \
+		    "add.u64 p, p, q;\n\t" body "sub.u32 t, t, 1;\n\t"                        \
+		    "setp.ne.u32 d, t, 0;\n\t@d bra LOOP;\n\t}"                               \
+		    : "+f"(s) : "l"(in + (first)), "l"(q), "l"(r), "r"(turns));           \
+		out[i] = s;                                                              \
+	}
+
+LOOP(uniform, i, 4 * 64, "")
+LOOP(halves, i, 4 * (1 + threadIdx.x / 16 % 2) * 16, "")
+LOOP(per_lane, i, 4 * (1 + i % 3), "")
+LOOP(same, i / 16, 4 * 32, "")
+/* q grows by 4 bytes in odd lanes each turn: the first two turns read
+ * consecutive elements, the later ones do not */
+LOOP(growing, i, 4, "add.u64 q, q, r;\n\t")
+
+typedef void (*loop_kernel)(const float *, float *, int);
+
+/* What thread i's loop sums: the element at first, moving on by step
+ * elements (growing by grow each turn). */
+static float expected(const std::vector<float> &in, int first, int step, int grow)
+{
+	float s = 0.0f;
+	int k, at = first;
+
+	for (k = 0; k < TURNS; k++) {
+		s += in[at];
+		at += step;
+		step += grow;
+	}
+	return s;
+}
+
+static void test_loop(const char *what, loop_kernel kernel, int kind)
+{
+	std::vector<float> in = pattern(THREADS + 64 * TURNS + 512, 1.0f), out(THREADS, 0);
+	float *din = dev_floats(in), *dout = dev_floats(out);
+	int i, bad = 0;
+
+	kernel<<<THREADS / 64, 64>>>(din, dout, TURNS);
+	CK(cudaDeviceSynchronize());
+	out = host_floats(dout, THREADS);
+	for (i = 0; i < THREADS; i++) {
+		int tx = i % 64;
+		float want = kind == 0 ? expected(in, i, 64, 0)
+			   : kind == 1 ? expected(in, i, (1 + tx / 16 % 2) * 16, 0)
+			   : kind == 2 ? expected(in, i, 1 + i % 3, 0)
+			   : kind == 3 ? expected(in, i / 16, 32, 0)
+				       : expected(in, i, 1, tx & 1);
+
+		bad += !check(out[i] == want, "%s: out[%d] = %g, want %g", what, i, out[i], want);
+	}
+	check(!bad, "%s: %d wrong", what, bad);
+	CK(cudaFree(din));
+	CK(cudaFree(dout));
+}
+
+int main()
+{
+	test_loop("uniform", uniform, 0);
+	test_loop("halves", halves, 1);
+	test_loop("per_lane", per_lane, 2);
+	test_loop("same", same, 3);
+	test_loop("growing", growing, 4);
+	return verdict("steady_loops");
+}
