@@ -162,16 +162,29 @@ AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
 }
 
 /* Whether each half of a row of 32 lanes of size bytes holds one value
- * (steady.c: a loop's step made of it is the same in each half warp). */
+ * (steady.c: a loop's step made of it is the same in each half warp).
+ * Loops over words of the row's own width, which the compiler makes a few
+ * vector compares; memcmp per lane cost sgemm_naive 4% of its time. */
+#define AG_HALVES_SAME(T, row, diff)                                           \
+	do {                                                                   \
+		const T *r_ = (const T *)(row);                                \
+		unsigned l_;                                                   \
+		for (l_ = 0; l_ < 32; l_++)                                    \
+			diff |= (uint64_t)(r_[l_] ^ r_[l_ / 16 * 16]);         \
+	} while (0)
+
 AG_INLINE int ag_halves_same(const void *row, size_t size)
 {
-	const unsigned char *r = (const unsigned char *)row;
-	size_t i;
+	uint64_t diff = 0;
 
-	for (i = size; i < 16 * size; i += size)
-		if (memcmp(r, r + i, size) || memcmp(r + 16 * size, r + 16 * size + i, size))
-			return 0;
-	return 1;
+	switch (size) {
+	case 1: AG_HALVES_SAME(uint8_t, row, diff); break;
+	case 2: AG_HALVES_SAME(uint16_t, row, diff); break;
+	case 4: AG_HALVES_SAME(uint32_t, row, diff); break;
+	case 8: AG_HALVES_SAME(uint64_t, row, diff); break;
+	default: return 0;
+	}
+	return !diff;
 }
 
 /* A stride prefetcher for one load or store of a warp, whose lanes reach
