@@ -217,33 +217,58 @@ void tr_fast_locals(struct tr *t, struct tr_sym *s)
 	sb_adds(&t->locals, ";\n");
 }
 
-/* AG_SAVE<f>_<k> and AG_RESTORE<f>_<k>: the registers live after barrier
- * k stored into the thread's slot and loaded back. */
-static void emit_slot_macros(struct tr *t, uint32_t k, const struct tr_live *lv,
-			     struct strbuf *out)
+/*
+ * AG_SAVE<f>_<k> and AG_RESTORE<f>_<k>: the registers live after barrier
+ * k stored into the block's columns of saved registers and loaded back.
+ * Each register live after some barrier has a column of nt 8-byte cells,
+ * thread t's at index t (cols: how many), so that the threads of a row,
+ * run by one loop, store and load consecutive elements: in the threads'
+ * own slots they were 1 KB apart, which the C compiler does not make
+ * vector code of.
+ */
+static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strbuf *out)
 {
-	struct strbuf save = STRBUF_INIT, load = STRBUF_INIT, name = STRBUF_INIT;
-	uint32_t i, j;
+	struct strbuf *save = xcalloc(t->nresume + 1, sizeof(*save));
+	struct strbuf *load = xcalloc(t->nresume + 1, sizeof(*load));
+	struct strbuf name = STRBUF_INIT, col = STRBUF_INIT;
+	uint32_t i, j, k, cols = 0;
 
 	for (i = 0; i < t->nregs; i++) {
 		const struct tr_sym *s = &t->regs[i];
 
 		for (j = 0; j < (s->range ? s->range : 1); j++) {
+			int used = 0;
+
 			sb_reset(&name);
 			sb_addf(&name, s->range ? "%s%u" : "%s", s->name, j);
-			if (!tr_live_after(lv, k, name.buf))
-				continue;
-			sb_reset(&name);
-			sb_addf(&name, s->range ? "r%u_%u" : "r%u", s->id, j);
-			sb_addf(&save, " S->%s = %s;", name.buf, name.buf);
-			sb_addf(&load, " %s = S->%s;", name.buf, name.buf);
+			sb_reset(&col);
+			sb_addf(&col, "((%s *)(A + (size_t)%u * 8 * nt_))[t_]", tr_ctype(s->type), cols);
+			for (k = 1; k <= t->nresume; k++) {
+				if (!tr_live_after(lv, k, name.buf))
+					continue;
+				used = 1;
+				if (s->range) {
+					sb_addf(&save[k], " %s = r%u_%u;", col.buf, s->id, j);
+					sb_addf(&load[k], " r%u_%u = %s;", s->id, j, col.buf);
+				} else {
+					sb_addf(&save[k], " %s = r%u;", col.buf, s->id);
+					sb_addf(&load[k], " r%u = %s;", s->id, col.buf);
+				}
+			}
+			cols += used;
 		}
 	}
-	sb_addf(out, "#define AG_SAVE%u_%u%s\n#define AG_RESTORE%u_%u%s\n", t->fidx, k,
-		save.buf ? save.buf : "", t->fidx, k, load.buf ? load.buf : "");
-	sb_free(&save);
-	sb_free(&load);
+	for (k = 1; k <= t->nresume; k++) {
+		sb_addf(out, "#define AG_SAVE%u_%u%s\n#define AG_RESTORE%u_%u%s\n", t->fidx, k,
+			save[k].buf ? save[k].buf : "", t->fidx, k, load[k].buf ? load[k].buf : "");
+		sb_free(&save[k]);
+		sb_free(&load[k]);
+	}
+	sb_addf(out, "#define AG_COLS%u %u\n", t->fidx, cols);
+	free(save);
+	free(load);
 	sb_free(&name);
+	sb_free(&col);
 }
 
 /* What a thread does when it leaves by exit: a kernel's thread returns, a
@@ -367,8 +392,7 @@ static void emit_resume(struct tr *t, struct strbuf *out)
 	struct tr_live *lv = t->nresume ? tr_live_scan(t->fn) : NULL;
 	uint32_t k;
 
-	for (k = 1; k <= t->nresume; k++)
-		emit_slot_macros(t, k, lv, out);
+	emit_slot_macros(t, lv, out);
 	tr_live_free(lv);
 	sb_adds(out, "\tconst unsigned at = *ex;\n\n\t*ex = ~0u;\n\tswitch (at) {\n");
 	for (k = 1; k <= t->nresume; k++)
@@ -390,14 +414,16 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		/* the launch's sizes, the parameters and threadIdx come from the
 		 * block function, where the thread loop sees that they do not
 		 * change; threadIdx.x is the loop's variable ag_x */
-		sb_addf(out, "struct ag_sv%u {\n\tstruct ag_sf%u fr;\n%s};\n\n"
+		sb_addf(out, "struct ag_sv%u {\n\tstruct ag_sf%u fr;\n};\n\n"
 			"static inline __attribute__((always_inline)) void ag_t%u(struct ag_warp *w, "
 			"const unsigned l, unsigned char *const *a, unsigned *ex, struct ag_sv%u *S,\n"
 			"\tconst unsigned char *const prm, const struct ag_dims *const d, "
-			"const int32_t ag_x, const uint32_t ag_tid1, const uint32_t ag_tid2)\n"
+			"const int32_t ag_x, const uint32_t ag_tid1, const uint32_t ag_tid2,\n"
+			"\tstruct ag_block *const b, unsigned char *const sh,\n"
+			"\tunsigned char *const A, const size_t nt_, const size_t t_)\n"
 			"{\n\tstruct ag_sf%u *const W = &S->fr;\n"
 			"\tconst uint32_t ag_tid0 = (uint32_t)ag_x;\n",
-			fidx, fidx, t->locals.buf ? t->locals.buf : "", fidx, fidx, fidx);
+			fidx, fidx, fidx, fidx, fidx);
 	else
 		sb_addf(out, "static void ag_s%u(struct ag_warp *w, const unsigned l, "
 			"unsigned char *const *a, uint8_t *ex)\n"
@@ -405,16 +431,17 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 			"\tconst struct ag_dims dims = ag_dims_of(w->b), *const d = &dims;\n"
 			"\tconst unsigned char *const prm = w->b->env->params;\n"
 			"\tconst uint32_t ag_tid0 = w->tid[0][l], ag_tid1 = w->tid[1][l], "
-			"ag_tid2 = w->tid[2][l];\n", fidx, fidx);
-	sb_adds(out, "\tstruct ag_block *const b = w->b;\n"
-		"\tunsigned char *const sh = b->shared;\n"
-		"\tconst uint32_t ag_ntid0 = d->ntid[0], ag_ntid1 = d->ntid[1], ag_ntid2 = d->ntid[2];\n"
+			"ag_tid2 = w->tid[2][l];\n"
+			"\tstruct ag_block *const b = w->b;\n"
+			"\tunsigned char *const sh = b->shared;\n", fidx, fidx);
+	sb_adds(out, "\tconst uint32_t ag_ntid0 = d->ntid[0], ag_ntid1 = d->ntid[1], ag_ntid2 = d->ntid[2];\n"
 		"\tconst uint32_t ag_ctaid0 = d->ctaid[0], ag_ctaid1 = d->ctaid[1], "
 		"ag_ctaid2 = d->ctaid[2];\n"
 		"\tconst uint32_t ag_nctaid0 = d->nctaid[0], ag_nctaid1 = d->nctaid[1], "
 		"ag_nctaid2 = d->nctaid[2];\n");
-	sb_addf(out, "%s\n\t(void)W; (void)sh; (void)prm; (void)a; (void)ex;\n",
-		t->locals.buf ? t->locals.buf : "");
+	sb_addf(out, "%s\n\t(void)W; (void)sh; (void)prm; (void)a; (void)ex;%s\n",
+		t->locals.buf ? t->locals.buf : "",
+		entry ? " (void)A; (void)nt_; (void)t_;" : "");
 	if (entry)
 		emit_resume(t, out);
 	sb_addf(out, "%s}\n\n", t->code.buf ? t->code.buf : "");
@@ -451,7 +478,8 @@ static void emit_block_start(uint32_t entry, uint32_t psize, int copy, int wide,
 {
 	sb_addf(out, "%sstatic void ag_k%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
-		"\tconst struct ag_dims d = ag_dims_of(b);\n", wide ? "AG_WIDE " : "", entry);
+		"\tconst struct ag_dims d = ag_dims_of(b);\n"
+		"\tunsigned char *const sh = b->shared;\n", wide ? "AG_WIDE " : "", entry);
 	if (copy)
 		sb_addf(out, "\t_Alignas(16) unsigned char prm[%u];\n\n"
 			"\tmemcpy(prm, env->params, %u);\n", psize ? psize : 1, psize);
@@ -492,43 +520,89 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\t\t\tfor (int32_t x = 0; x < nx; x++) {\n"
 		"\t\t\t\tw.tid[0][0] = (uint32_t)x;\n\t\t\t\tw.tid[1][0] = y;\n"
 		"\t\t\t\tw.tid[2][0] = z;\n"
-		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z);\n"
+		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, NULL, 0, 0);\n"
 		"\t\t\t}\n"
 		"\tfree(S);\n}\n\n", entry);
+}
+
+/*
+ * Past this many barriers a kernel's block function runs its threads in
+ * turn only: a phase loop per barrier is a copy of the thread body each.
+ */
+#define PHASES_MAX 8
+
+/*
+ * The round of a kernel with barriers where every thread resumes at one
+ * point (at 0: the start; k: after barrier k): a loop over each row of
+ * threads, like the block function of a kernel without barriers, which the
+ * C compiler may turn into vector code, a thread per lane, now that where
+ * each thread starts is a constant (the thread body is inlined with it).
+ * Threads between two barriers may run in any order: ivdep.
+ */
+static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
+{
+	uint32_t k;
+
+	sb_adds(out, "\t\tif (together) {\n\t\t\tswitch (at) {\n");
+	for (k = 0; k <= nresume; k++)
+		sb_addf(out, "\t\t\tcase %u:\n"
+			"\t\t\t\tfor (z = 0; z < d.ntid[2]; z++)\n"
+			"\t\t\t\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++) {\n"
+			"\t\t\t\t\t\tconst size_t row = ((size_t)z * d.ntid[1] + y) * d.ntid[0];\n\n"
+			"#pragma GCC ivdep\n"
+			"\t\t\t\t\t\tfor (int32_t x = 0; x < nx; x++) {\n"
+			"\t\t\t\t\t\t\tconst size_t t = row + (size_t)x;\n"
+			"\t\t\t\t\t\t\tunsigned e = %u;\n\n"
+			"\t\t\t\t\t\t\tag_t%u(&ws[t / 32], t %% 32, NULL, &e, &S[t], prm, &d, "
+			"x, y, z, b, sh, A, nt, t);\n"
+			"\t\t\t\t\t\t\tpc[t] = e;\n"
+			"\t\t\t\t\t\t}\n\t\t\t\t\t}\n\t\t\t\tbreak;\n", k, k, entry);
+	sb_adds(out, "\t\t\t}\n\t\t} else\n");
 }
 
 /* The block function of a kernel with barriers: each warp's thread
  * indices once, then the threads run in turn up to the next barrier, each
  * with a slot for its registers, in rounds until every thread has
- * finished.  Exited threads count as arrived, as in lockstep. */
+ * finished.  Exited threads count as arrived, as in lockstep.  While all
+ * threads wait at one barrier (together), a round is a phase loop. */
 static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
-		       struct strbuf *out)
+		       uint32_t nresume, struct strbuf *out)
 {
+	int phases = nresume <= PHASES_MAX;
+
 	emit_block_start(entry, psize, copy, 0, out);
 	sb_addf(out, "\tconst unsigned nt = d.ntid[0] * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned nw = (nt + 31) / 32;\n"
-		"\tunsigned k, more;\n"
+		"\tconst int32_t nx = (int32_t)d.ntid[0];\n"
+		"\tunsigned k, more, y, z, at = 0, together = %d;\n"
 		"\tstruct ag_sv%u *S = malloc((nt ? nt : 1) * sizeof(*S));\n"
 		"\tunsigned *pc = calloc(nt ? nt : 1, sizeof(*pc));\n"
-		"\tstruct ag_warp *ws = malloc((nw ? nw : 1) * sizeof(*ws));\n\n", entry);
-	emit_alloc_check("!S || !pc || !ws", "\t\tfree(S);\n\t\tfree(pc);\n\t\tfree(ws);\n", out);
+		"\tstruct ag_warp *ws = malloc((nw ? nw : 1) * sizeof(*ws));\n"
+		"\tunsigned char *A = malloc((size_t)AG_COLS%u * 8 * nt + 8);\n\n", phases, entry, entry);
+	emit_alloc_check("!S || !pc || !ws || !A",
+			 "\t\tfree(S);\n\t\tfree(pc);\n\t\tfree(ws);\n\t\tfree(A);\n", out);
 	/* isspacep.local finds the threads' frames through lframe */
 	sb_addf(out, "\tfor (k = 0; k < nw; k++)\n"
 		"\t\tws[k] = (struct ag_warp){ .b = b, .id = k, .nw = nw, .dyn = %u, .psize = %u,\n"
 		"\t\t\t.lframe = (const unsigned char *)S, .lsize = nt * sizeof(*S),\n"
 		"\t\t\t.stack_hi = (uintptr_t)__builtin_frame_address(0) };\n"
 		"\tag_set_tids(ws, nt, env->ntid);\n"
-		"\tdo {\n\t\tmore = 0;\n"
-		"\t\tfor (k = 0; k < nt && !b->error; k++) {\n"
+		"\tdo {\n", dyn, psize);
+	if (phases)
+		emit_phases(entry, nresume, out);
+	sb_addf(out, "\t\tfor (k = 0; k < nt && !b->error; k++) {\n"
 		"\t\t\tstruct ag_warp *const w = &ws[k / 32];\n\n"
 		"\t\t\tif (pc[k] == ~0u)\n\t\t\t\tcontinue;\n"
 		"\t\t\tag_t%u(w, k %% 32, NULL, &pc[k], &S[k], prm, &d, (int32_t)w->tid[0][k %% 32],\n"
-		"\t\t\t      w->tid[1][k %% 32], w->tid[2][k %% 32]);\n"
-		"\t\t\tmore |= pc[k] != ~0u;\n"
+		"\t\t\t      w->tid[1][k %% 32], w->tid[2][k %% 32], b, sh, A, nt, k);\n"
 		"\t\t}\n"
+		"\t\t/* who still runs, and whether all wait at one barrier */\n"
+		"\t\tat = pc[0];\n\t\tmore = 0;\n\t\ttogether = %d;\n"
+		"\t\tfor (k = 0; k < nt; k++) {\n"
+		"\t\t\tmore |= pc[k] != ~0u;\n\t\t\ttogether &= pc[k] == at;\n\t\t}\n"
 		"\t} while (more && !b->error);\n"
-		"\tfree(ws);\n\tfree(S);\n\tfree(pc);\n}\n\n",
-		dyn, psize, entry);
+		"\tfree(ws);\n\tfree(S);\n\tfree(pc);\n\tfree(A);\n}\n\n",
+		entry, phases);
 }
 
 /* Floating-point instructions per load or store past which a kernel's
@@ -586,7 +660,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	for (f = 0; f < t->m->nfuncs; f++)
 		calls |= seen[f] && f != entry;
 	if (t->nresume)
-		emit_block(entry, dyn, psize, !calls, out);
+		emit_block(entry, dyn, psize, !calls, t->nresume, out);
 	else
 		emit_block_plain(entry, dyn, psize, !calls, compute_bound(&u), out);
 	return 1;
