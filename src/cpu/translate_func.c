@@ -367,10 +367,16 @@ static int emit_branch_indexed(struct tr *t, const struct ptx_insn *in)
 	return 0;
 }
 
-/* Lanes under the guard take state st (AG_RET or AG_EXIT; exits also
- * leave the warp's count of live lanes); the others fall through. */
+/* Lanes under the guard (in NULL: all) take state st (AG_RET or AG_EXIT;
+ * exits also leave the warp's live lanes, gathered in a local: w->exited
+ * updated lane by lane is a load and a store each, which byte stores to
+ * the frame may alias); the others fall through. */
 static int emit_lane_state(struct tr *t, const struct ptx_insn *in, const char *st)
 {
+	int exits = !strcmp(st, "AG_EXIT");
+
+	if (exits)
+		sb_adds(&t->code, "\t\t{\n\t\tuint32_t ag_ex = 0;\n");
 	sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { if (");
 	if (in && in->guard) {
 		if (tr_guard(t, in, &t->code))
@@ -378,9 +384,10 @@ static int emit_lane_state(struct tr *t, const struct ptx_insn *in, const char *
 	} else {
 		sb_adds(&t->code, "1");
 	}
-	sb_addf(&t->code, ") { W->ln.st[l] = %s;%s }", st,
-		strcmp(st, "AG_EXIT") ? "" : " w->exited |= 1u << l;");
+	sb_addf(&t->code, ") { W->ln.st[l] = %s;%s }", st, exits ? " ag_ex |= 1u << l;" : "");
 	sb_addf(&t->code, " else W->ln.pc[l] = %u; }\n", t->bb + 1);
+	if (exits)
+		sb_adds(&t->code, "\t\tw->exited |= ag_ex;\n\t\t}\n");
 	return 0;
 }
 
@@ -832,8 +839,7 @@ static void emit_fallthrough(struct tr *t, int terminated)
 				t->bb + 1);
 			emit_whole_jump(t, "", t->bb + 1);
 		} else if (t->fn->is_entry) {
-			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) { W->ln.st[l] = "
-				"AG_EXIT; w->exited |= 1u << l; }\n");
+			emit_lane_state(t, NULL, "AG_EXIT");
 		} else {
 			sb_adds(&t->code, "\t\tfor (l = 0; l < 32; l++) if (m[l]) W->ln.st[l] = AG_RET;\n");
 		}
