@@ -74,19 +74,9 @@ static int fixed_sreg(const char *name, int *per_lane)
 	static const char *const same[] = { "%ntid", "%ctaid", "%nctaid", "%gridid",
 					    "%nsmid", "%nwarpid" };
 	static const char *const own[] = { "%tid", "%laneid", "%warpid", "%smid" };
-	size_t i;
 
-	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++)
-		if (!strcmp(name, same[i])) {
-			*per_lane = 0;
-			return 1;
-		}
-	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (!strcmp(name, own[i])) {
-			*per_lane = 1;
-			return 1;
-		}
-	return 0;
+	*per_lane = tr_in_list(own, sizeof(own) / sizeof(own[0]), name);
+	return *per_lane || tr_in_list(same, sizeof(same) / sizeof(same[0]), name);
 }
 
 static struct step *find_step(const struct tr_steady *s, const char *reg)
@@ -178,12 +168,10 @@ static struct val operand(const struct tr_steady *s, const struct binding *env, 
 static int wraps(const struct ptx_insn *in)
 {
 	static const char *const types[] = { ".u16", ".u32", ".u64", ".s16", ".s32", ".s64" };
-	uint32_t i, k, typed = 0;
+	uint32_t i, typed = 0;
 
 	for (i = 0; i < in->nmods; i++) {
-		for (k = 0; k < sizeof(types) / sizeof(types[0]) && strcmp(in->mods[i], types[k]); k++)
-			;
-		if (k < sizeof(types) / sizeof(types[0]))
+		if (tr_in_list(types, sizeof(types) / sizeof(types[0]), in->mods[i]))
 			typed++;
 		else if (strcmp(in->mods[i], ".lo"))
 			return 0;
@@ -209,66 +197,45 @@ static struct val join_moves(struct val a, const struct val *b)
 	return a;
 }
 
-/* What instruction in writes, as a move. */
-static struct val eval_move(const struct tr_steady *s, const struct binding *env, uint32_t n,
-			    const struct ptx_insn *in)
+/* A step's start value plus a uniform one (add or sub of ops a, b). */
+static struct val offset_sum(const struct ptx_insn *in, struct val a, struct val b)
 {
-	const char *op = in->opcode;
-	struct val a, r = { STILL, NULL, { NULL }, 0 };
-	uint32_t i;
-
-	if (!strcmp(op, "ld"))
-		return kernel_param(s, in) ? r : unknown;
-	if (!tr_arith_emitter(op) && !tr_cvt_emitter(op))
+	if (!strcmp(in->opcode, "add") && a.kind == UNIFORM && b.kind == OFFSET)
+		return merge(b, &a);
+	if (a.kind == ANY || b.kind != UNIFORM)
 		return unknown;
-	a = in->nops >= 2 ? operand(s, env, n, &in->ops[1], 1) : unknown;
-	if ((!strcmp(op, "mov") || !strcmp(op, "cvta")) && in->nops == 2)
-		return a;
-	if ((!strcmp(op, "add") || !strcmp(op, "sub")) && in->nops == 3 && wraps(in)) {
-		struct val b = operand(s, env, n, &in->ops[2], 1);
-
-		return join_moves(a, &b);
-	}
-	/* by a constant, at the register's own width */
-	if ((!strcmp(op, "shl") || (!strcmp(op, "mul") && wraps(in))) && in->nops == 3 &&
-	    in->ops[2].kind == PTX_OP_IMM && a.kind != ANY)
-		return a;
-	/* anything else made of values that do not move does not move */
-	for (i = 1; i < in->nops; i++) {
-		a = operand(s, env, n, &in->ops[i], 1);
-		if (a.kind != STILL)
-			return unknown;
-	}
-	return r;
+	return merge(a, &b);
 }
 
-/* What instruction in writes, as a step. */
-static struct val eval_step(const struct tr_steady *s, const struct binding *env, uint32_t n,
-			    const struct ptx_insn *in)
+/* What instruction in writes, in the sense moves says. */
+static struct val eval(const struct tr_steady *s, const struct binding *env, uint32_t n,
+		       const struct ptx_insn *in, int moves)
 {
 	const char *op = in->opcode;
-	struct val a, b, r = { UNIFORM, NULL, { NULL }, 0 };
+	struct val a, r = { moves ? STILL : UNIFORM, NULL, { NULL }, 0 };
 	uint32_t i;
 
 	if (!strcmp(op, "ld"))
 		return kernel_param(s, in) ? r : unknown;
 	if (!tr_arith_emitter(op) && !tr_cvt_emitter(op))
 		return unknown;
-	a = in->nops >= 2 ? operand(s, env, n, &in->ops[1], 0) : unknown;
+	a = in->nops >= 2 ? operand(s, env, n, &in->ops[1], moves) : unknown;
 	if ((!strcmp(op, "mov") || !strcmp(op, "cvta")) && in->nops == 2)
 		return a;
 	if ((!strcmp(op, "add") || !strcmp(op, "sub")) && in->nops == 3 && wraps(in)) {
-		b = operand(s, env, n, &in->ops[2], 0);
-		if (!strcmp(op, "add") && a.kind == UNIFORM && b.kind == OFFSET)
-			return merge(b, &a);
-		if (a.kind == ANY || b.kind != UNIFORM)
-			return unknown;
-		return merge(a, &b);
+		struct val b = operand(s, env, n, &in->ops[2], moves);
+
+		return moves ? join_moves(a, &b) : offset_sum(in, a, b);
 	}
-	/* uniform values make uniform values */
+	/* a move times a constant, at the register's own width, moves the
+	 * same in each half warp */
+	if (moves && (!strcmp(op, "shl") || (!strcmp(op, "mul") && wraps(in))) &&
+	    in->nops == 3 && in->ops[2].kind == PTX_OP_IMM && a.kind != ANY)
+		return a;
+	/* anything else: still (uniform) when made of still (uniform) values */
 	for (i = 1; i < in->nops; i++) {
-		a = operand(s, env, n, &in->ops[i], 0);
-		if (a.kind != UNIFORM || (r = merge(r, &a)).kind == ANY)
+		a = operand(s, env, n, &in->ops[i], moves);
+		if (a.kind != r.kind || (r = merge(r, &a)).kind == ANY)
 			return unknown;
 	}
 	return r;
@@ -290,7 +257,7 @@ static uint32_t walk(const struct tr_steady *s, uint32_t n, int moves, struct bi
 		struct val v = unknown;
 
 		if (nd == 1 && !in->guard && !in->ops[0].component)
-			v = moves ? eval_move(s, env, k, in) : eval_step(s, env, k, in);
+			v = eval(s, env, k, in, moves);
 		for (j = 0; j < nd; j++) {
 			env[k].reg = d[j];
 			env[k++].v = v;

@@ -47,16 +47,6 @@ struct reach_use {
 	uint32_t accesses;      /* ... and loads and stores (not of parameters) */
 };
 
-static int in_list(const char *const *list, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(list[i], s))
-			return 1;
-	return 0;
-}
-
 /* Lane-dependent registers need lockstep; shared variables are noted. */
 static void note_operand(const struct tr *t, const struct ptx_operand *o, struct reach_use *u)
 {
@@ -64,7 +54,7 @@ static void note_operand(const struct tr *t, const struct ptx_operand *o, struct
 	uint32_t i;
 
 	if (o->name) {
-		if (in_list(lane_sregs, sizeof(lane_sregs) / sizeof(lane_sregs[0]), o->name))
+		if (tr_in_list(lane_sregs, sizeof(lane_sregs) / sizeof(lane_sregs[0]), o->name))
 			u->lockstep = 1;
 		u->grid_size |= !strcmp(o->name, "%nctaid");
 		s = tr_msym(t, o->name);
@@ -94,7 +84,7 @@ static void note_insn(const struct tr *t, const struct ptx_insn *in, int entry,
 {
 	uint32_t i;
 
-	if (in_list(warp_ops, sizeof(warp_ops) / sizeof(warp_ops[0]), in->opcode))
+	if (tr_in_list(warp_ops, sizeof(warp_ops) / sizeof(warp_ops[0]), in->opcode))
 		u->lockstep = 1;
 	if (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier")) {
 		u->lockstep |= !entry || !plain_barrier(in);
@@ -148,12 +138,12 @@ static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, stru
 		if (fn->body[i].kind != PTX_STMT_INSN)
 			continue;
 		for (k = 0; k < in->nmods; k++) {
-			global &= !in_list(other, sizeof(other) / sizeof(other[0]), in->mods[k]);
-			fl |= in_list(floats, sizeof(floats) / sizeof(floats[0]), in->mods[k]);
+			global &= !tr_in_list(other, sizeof(other) / sizeof(other[0]), in->mods[k]);
+			fl |= tr_in_list(floats, sizeof(floats) / sizeof(floats[0]), in->mods[k]);
 		}
 		if (!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu"))
 			x->global_loads |= global;
-		else if (fl && !in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode))
+		else if (fl && !tr_in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode))
 			x->flops++;
 		if ((!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu") ||
 		     !strcmp(in->opcode, "st")) && !tr_has(in, ".param"))
@@ -230,7 +220,7 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 {
 	struct strbuf *save = xcalloc(t->nresume + 1, sizeof(*save));
 	struct strbuf *load = xcalloc(t->nresume + 1, sizeof(*load));
-	struct strbuf name = STRBUF_INIT, col = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, local = STRBUF_INIT, col = STRBUF_INIT;
 	uint32_t i, j, k, cols = 0;
 
 	for (i = 0; i < t->nregs; i++) {
@@ -239,21 +229,19 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 		for (j = 0; j < (s->range ? s->range : 1); j++) {
 			int used = 0;
 
+			/* the PTX name, the C local, its column */
 			sb_reset(&name);
 			sb_addf(&name, s->range ? "%s%u" : "%s", s->name, j);
+			sb_reset(&local);
+			sb_addf(&local, s->range ? "r%u_%u" : "r%u", s->id, j);
 			sb_reset(&col);
 			sb_addf(&col, "((%s *)(A + (size_t)%u * 8 * nt_))[t_]", tr_ctype(s->type), cols);
 			for (k = 1; k <= t->nresume; k++) {
 				if (!tr_live_after(lv, k, name.buf))
 					continue;
 				used = 1;
-				if (s->range) {
-					sb_addf(&save[k], " %s = r%u_%u;", col.buf, s->id, j);
-					sb_addf(&load[k], " r%u_%u = %s;", s->id, j, col.buf);
-				} else {
-					sb_addf(&save[k], " %s = r%u;", col.buf, s->id);
-					sb_addf(&load[k], " r%u = %s;", s->id, col.buf);
-				}
+				sb_addf(&save[k], " %s = %s;", col.buf, local.buf);
+				sb_addf(&load[k], " %s = %s;", local.buf, col.buf);
 			}
 			cols += used;
 		}
@@ -268,6 +256,7 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 	free(save);
 	free(load);
 	sb_free(&name);
+	sb_free(&local);
 	sb_free(&col);
 }
 
@@ -573,12 +562,13 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 	emit_block_start(entry, psize, copy, 0, out);
 	sb_addf(out, "\tconst unsigned nt = d.ntid[0] * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned nw = (nt + 31) / 32;\n"
-		"\tconst int32_t nx = (int32_t)d.ntid[0];\n"
-		"\tunsigned k, more, y, z, at = 0, together = %d;\n"
+		"\tunsigned k, more;\n%s"
 		"\tstruct ag_sv%u *S = malloc((nt ? nt : 1) * sizeof(*S));\n"
 		"\tunsigned *pc = calloc(nt ? nt : 1, sizeof(*pc));\n"
 		"\tstruct ag_warp *ws = malloc((nw ? nw : 1) * sizeof(*ws));\n"
-		"\tunsigned char *A = malloc((size_t)AG_COLS%u * 8 * nt + 8);\n\n", phases, entry, entry);
+		"\tunsigned char *A = malloc((size_t)AG_COLS%u * 8 * nt + 8);\n\n",
+		phases ? "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
+			 "\tunsigned y, z, at = 0, together = 1;\n" : "", entry, entry);
 	emit_alloc_check("!S || !pc || !ws || !A",
 			 "\t\tfree(S);\n\t\tfree(pc);\n\t\tfree(ws);\n\t\tfree(A);\n", out);
 	/* isspacep.local finds the threads' frames through lframe */
@@ -597,12 +587,13 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		"\t\t\t      w->tid[1][k %% 32], w->tid[2][k %% 32], b, sh, A, nt, k);\n"
 		"\t\t}\n"
 		"\t\t/* who still runs, and whether all wait at one barrier */\n"
-		"\t\tat = pc[0];\n\t\tmore = 0;\n\t\ttogether = %d;\n"
+		"\t\tmore = 0;\n%s"
 		"\t\tfor (k = 0; k < nt; k++) {\n"
-		"\t\t\tmore |= pc[k] != ~0u;\n\t\t\ttogether &= pc[k] == at;\n\t\t}\n"
+		"\t\t\tmore |= pc[k] != ~0u;\n%s\t\t}\n"
 		"\t} while (more && !b->error);\n"
 		"\tfree(ws);\n\tfree(S);\n\tfree(pc);\n\tfree(A);\n}\n\n",
-		entry, phases);
+		entry, phases ? "\t\tat = pc[0];\n\t\ttogether = 1;\n" : "",
+		phases ? "\t\t\ttogether &= pc[k] == at;\n" : "");
 }
 
 /* Floating-point instructions per load or store past which a kernel's

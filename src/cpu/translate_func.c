@@ -871,8 +871,10 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 	t->steady = NULL;
 	if (t->scalar)
 		return;
-	ins = xcalloc(f->nbody + 1, sizeof(*ins));
 	for (j = i; j < f->nbody && bb[j] == t->bb; j++)
+		n += f->body[j].kind == PTX_STMT_INSN;
+	ins = xcalloc(n + 1, sizeof(*ins));
+	for (n = 0, j = i; j < f->nbody && bb[j] == t->bb; j++)
 		if (f->body[j].kind == PTX_STMT_INSN)
 			ins[n++] = &f->body[j].u.insn;
 	t->steady = tr_steady_scan(t, ins, n);

@@ -11,6 +11,7 @@
 #define AG_CPU_TRANSLATE_INT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "cpu/translate.h"
 
@@ -141,6 +142,17 @@ void tr_lanes_end(struct tr *t);
 void tr_localize(struct tr *t, const struct ptx_insn *const *ins, uint32_t n, size_t at);
 void tr_move_row(struct tr *t, const char *reg, struct strbuf *code, struct strbuf *decl,
 		 int lanes);
+
+/* Whether s is one of the n strings of list. */
+static inline int tr_in_list(const char *const *list, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return 1;
+	return 0;
+}
 
 /* Statement i of fn's body if it is an instruction (and there is one). */
 static inline const struct ptx_insn *tr_insn_at(const struct ptx_func *fn, uint32_t i)

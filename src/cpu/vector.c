@@ -260,12 +260,8 @@ static int pure(const struct ptx_insn *in)
 		"xor", "not", "neg", "abs", "min", "max", "cvt", "cvta", "mov", "selp",
 		"setp",
 	};
-	size_t i;
 
-	for (i = 0; in && i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strcmp(in->opcode, ops[i]))
-			return 1;
-	return 0;
+	return in && tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
 }
 
 /*
