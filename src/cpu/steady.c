@@ -14,9 +14,16 @@
  * its value at the start plus something made from constants, the block's
  * sizes and registers the loop does not write, those tested once, on the
  * first turn, to be the same in each half warp (tr_steady_reg writes the
- * tests).  A 32-bit index widened into an address does not qualify: its
- * wrap at 2^32 would change the differences, and nothing here assumes
- * that it does not wrap.
+ * tests).
+ *
+ * A 32-bit index that the loop steps, widened into an address (a
+ * grid-stride loop's i in a + 4 * (int64)i), moves the same in each half
+ * warp at 32 bits, but its widened value keeps its differences only while
+ * no lane's index is on the other side of the wrap at 2^32 (2^31 signed)
+ * from its half's first: then each widened difference is the 32-bit one
+ * read as signed.  That is tested on every turn (ag_wide_same on the
+ * index's row, before the widening), and on the first: a turn that fails
+ * finds the form anew and ends the keeping for the loop's run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +34,7 @@
  * values made from more registers than STEADY_REGS count as unknown. */
 #define STEADY_MAX 256
 #define STEADY_REGS 8
+#define STEADY_WIDE 4
 
 /*
  * What is known of a value, in one of two senses.  As a step (the
@@ -43,6 +51,11 @@ struct val {
 	const char *base;
 	const char *regs[STEADY_REGS];
 	uint32_t nregs;
+	struct {
+		const char *reg;        /* a stepped 32-bit index, widened */
+		int sign;               /* by sign extension */
+	} wide[STEADY_WIDE];
+	uint32_t nwide;
 };
 
 struct binding {
@@ -65,7 +78,7 @@ struct tr_steady {
 	uint32_t nsteps;
 };
 
-static const struct val unknown = { ANY, NULL, { NULL }, 0 };
+static const struct val unknown = { .kind = ANY };
 
 /* Special registers whose value a thread keeps for the whole launch;
  * those of a half warp's lanes are the same but for the lane's own. */
@@ -102,6 +115,20 @@ static int add_reg(struct val *v, const char *reg)
 	return 1;
 }
 
+static int add_wide(struct val *v, const char *reg, int sign)
+{
+	uint32_t i;
+
+	for (i = 0; i < v->nwide; i++)
+		if (!strcmp(v->wide[i].reg, reg))
+			return v->wide[i].sign == sign;
+	if (v->nwide == STEADY_WIDE)
+		return 0;
+	v->wide[v->nwide].reg = reg;
+	v->wide[v->nwide++].sign = sign;
+	return 1;
+}
+
 /* a's registers and b's together in a (kind kept), or unknown */
 static struct val merge(struct val a, const struct val *b)
 {
@@ -109,6 +136,9 @@ static struct val merge(struct val a, const struct val *b)
 
 	for (i = 0; i < b->nregs; i++)
 		if (!add_reg(&a, b->regs[i]))
+			return unknown;
+	for (i = 0; i < b->nwide; i++)
+		if (!add_wide(&a, b->wide[i].reg, b->wide[i].sign))
 			return unknown;
 	return a;
 }
@@ -128,7 +158,7 @@ static const struct val *bound(const struct binding *env, uint32_t n, const char
 static struct val operand(const struct tr_steady *s, const struct binding *env, uint32_t n,
 			  const struct ptx_operand *o, int moves)
 {
-	struct val v = { moves ? STILL : UNIFORM, NULL, { NULL }, 0 };
+	struct val v = { .kind = moves ? STILL : UNIFORM };
 	const struct val *b;
 	const struct step *st;
 	const struct tr_sym *sym;
@@ -207,13 +237,38 @@ static struct val offset_sum(const struct ptx_insn *in, struct val a, struct val
 	return merge(a, &b);
 }
 
+/*
+ * A widening of a 32-bit register into 64 bits that keeps the differences
+ * between lanes while they do not straddle the wrap (mul.wide by a
+ * constant, cvt from 32 to 64 bits): 1 for sign extension, 0 for zero
+ * extension, -1 for anything else.
+ */
+static int widening(const struct ptx_insn *in)
+{
+	const char *from;
+
+	if (in->nmods != 2 || in->nops < 2 || in->ops[1].kind != PTX_OP_REG)
+		return -1;
+	from = in->mods[1];
+	if (!strcmp(in->opcode, "mul") && !strcmp(in->mods[0], ".wide") && in->nops == 3 &&
+	    in->ops[2].kind == PTX_OP_IMM)
+		;
+	else if (!strcmp(in->opcode, "cvt") && in->nops == 2 &&
+		 (!strcmp(in->mods[0], ".s64") || !strcmp(in->mods[0], ".u64")))
+		;
+	else
+		return -1;
+	return !strcmp(from, ".s32") ? 1 : !strcmp(from, ".u32") ? 0 : -1;
+}
+
 /* What instruction in writes, in the sense moves says. */
 static struct val eval(const struct tr_steady *s, const struct binding *env, uint32_t n,
 		       const struct ptx_insn *in, int moves)
 {
 	const char *op = in->opcode;
-	struct val a, r = { moves ? STILL : UNIFORM, NULL, { NULL }, 0 };
+	struct val a, r = { .kind = moves ? STILL : UNIFORM };
 	uint32_t i;
+	int sign;
 
 	if (!strcmp(op, "ld"))
 		return kernel_param(s, in) ? r : unknown;
@@ -232,6 +287,12 @@ static struct val eval(const struct tr_steady *s, const struct binding *env, uin
 	if (moves && (!strcmp(op, "shl") || (!strcmp(op, "mul") && wraps(in))) &&
 	    in->nops == 3 && in->ops[2].kind == PTX_OP_IMM && a.kind != ANY)
 		return a;
+	/* a stepped index itself, as it was at the start of the turn, widened:
+	 * its row is tested where the access is (tr_steady_reg) */
+	if (moves && (sign = widening(in)) >= 0 && a.kind == MOVES &&
+	    !bound(env, n, in->ops[1].name) && a.nregs == 1 && a.nwide == 0 &&
+	    !strcmp(a.regs[0], in->ops[1].name))
+		return add_wide(&a, in->ops[1].name, sign) ? a : unknown;
 	/* anything else: still (uniform) when made of still (uniform) values */
 	for (i = 1; i < in->nops; i++) {
 		a = operand(s, env, n, &in->ops[i], moves);
@@ -311,19 +372,31 @@ struct tr_steady *tr_steady_scan(struct tr *t, const struct ptx_insn *const *ins
 	return s;
 }
 
+/* The row of register reg's 32 lanes into row: "W->r3[5]" of "W->r3[5][l]". */
+static int reg_row(const struct tr_steady *s, const char *reg, struct strbuf *row)
+{
+	sb_reset(row);
+	if (tr_reg_lvalue(s->t, reg, row) || row->len <= 3 ||
+	    strcmp(row->buf + row->len - 3, "[l]"))
+		return 0;
+	row->buf[row->len - 3] = 0;
+	return 1;
+}
+
 /*
  * Whether register reg, as instruction at sees it, moves by the same
  * amount in each half warp from one turn to the next; then the C tests of
  * the registers that assumes to be the same in each half warp are added
- * to tests (" && " before each).
+ * to tests, and those of the widened indices, for every turn, to turn
+ * (" && " before each).
  */
 int tr_steady_reg(const struct tr_steady *s, const struct ptx_insn *at, const char *reg,
-		  struct strbuf *tests)
+		  struct strbuf *tests, struct strbuf *turn)
 {
 	struct binding *env;
 	struct ptx_operand o = { .kind = PTX_OP_REG, .name = reg };
-	struct val v, need = { UNIFORM, NULL, { NULL }, 0 };
-	struct strbuf row = STRBUF_INIT, own = STRBUF_INIT;
+	struct val v, need = { .kind = UNIFORM };
+	struct strbuf row = STRBUF_INIT, own = STRBUF_INIT, wide = STRBUF_INIT;
 	uint32_t i, j, n, k;
 	int ok = 1;
 
@@ -334,30 +407,34 @@ int tr_steady_reg(const struct tr_steady *s, const struct ptx_insn *at, const ch
 	env = xcalloc(n * TR_MAX_DESTS + 1, sizeof(*env));
 	k = walk(s, n, 1, env);
 	v = operand(s, env, k, &o, 1);
+	/* a widened index is tested here: it must hold what was widened */
+	for (i = 0; i < v.nwide && ok; i++)
+		ok = !bound(env, k, v.wide[i].reg) && reg_row(s, v.wide[i].reg, &row);
 	free(env);
+	if (!ok || (v.kind != STILL && v.kind != MOVES))
+		return 0;
+	for (i = 0; i < v.nwide; i++) {
+		reg_row(s, v.wide[i].reg, &row);
+		sb_addf(&wide, " && ag_wide_same(%s, %d)", row.buf, v.wide[i].sign);
+	}
 	for (i = 0; v.kind == MOVES && i < v.nregs; i++) {
 		const struct step *st = find_step(s, v.regs[i]);
 
-		for (j = 0; j < st->v.nregs; j++)
-			if (!add_reg(&need, st->v.regs[j]))
-				return 0;
+		for (j = 0; j < st->v.nregs && ok; j++)
+			ok = add_reg(&need, st->v.regs[j]);
 	}
-	if (v.kind != STILL && v.kind != MOVES)
-		return 0;
-	/* each register's row of 32 lanes: "W->r3[5]" of "W->r3[5][l]" */
 	for (i = 0; ok && i < need.nregs; i++) {
-		sb_reset(&row);
-		ok = !tr_reg_lvalue(s->t, need.regs[i], &row) && row.len > 3 &&
-		     !strcmp(row.buf + row.len - 3, "[l]");
-		if (ok) {
-			row.buf[row.len - 3] = 0;
+		ok = reg_row(s, need.regs[i], &row);
+		if (ok)
 			sb_addf(&own, " && ag_halves_same(%s, sizeof(%s[0]))", row.buf, row.buf);
-		}
 	}
 	if (ok && own.len)
 		sb_add(tests, own.buf, own.len);
+	if (ok && wide.len)
+		sb_add(turn, wide.buf, wide.len);
 	sb_free(&row);
 	sb_free(&own);
+	sb_free(&wide);
 	return ok;
 }
 

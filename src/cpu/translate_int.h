@@ -175,11 +175,12 @@ void tr_forms_free(struct tr_forms *f);
 
 /* steady.c: whether the fused form of an access through register reg at
  * instruction at, in a loop of one block, lasts from turn to turn (then
- * the tests it relies on are added to tests) */
+ * the tests it relies on once are added to tests, those of every turn to
+ * turn) */
 struct tr_steady;
 struct tr_steady *tr_steady_scan(struct tr *t, const struct ptx_insn *const *ins, uint32_t n);
 int tr_steady_reg(const struct tr_steady *s, const struct ptx_insn *at, const char *reg,
-		  struct strbuf *tests);
+		  struct strbuf *tests, struct strbuf *turn);
 void tr_steady_free(struct tr_steady *s);
 
 /* vector.c: runs of lane-local instructions, and their full-warp form;

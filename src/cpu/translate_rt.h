@@ -187,6 +187,25 @@ AG_INLINE int ag_halves_same(const void *row, size_t size)
 	return !diff;
 }
 
+/* Whether a row of 32 lanes of a 32-bit index, widened into 64 bits
+ * (sign: by sign extension), keeps in each half warp the differences its
+ * 32 bits have, read as signed: no lane straddles the wrap from its
+ * half's first (steady.c). */
+AG_INLINE int ag_wide_same(const void *row, int sign)
+{
+	const uint32_t *r = (const uint32_t *)row;
+	uint64_t bad = 0;
+	unsigned l;
+
+	for (l = 0; l < 32; l++) {
+		uint32_t h = r[l / 16 * 16];
+		int64_t d = sign ? (int64_t)(int32_t)r[l] - (int32_t)h : (int64_t)r[l] - h;
+
+		bad |= (uint64_t)(d - (int32_t)(r[l] - h));
+	}
+	return !bad;
+}
+
 /* A stride prefetcher for one load or store of a warp, whose lanes reach
  * the bytes at a now and reached those at *seen before: the next times
  * they are likely further on by the same stride (a grid-stride loop walks

@@ -380,10 +380,11 @@ static const char *const form_test[] = {
 	[TR_FORM_SAME] = "== AG_SAME",
 };
 
-/* The fused loop's body: the run but its hoisted instructions, each
- * access through the half's first address in its guessed form. */
+/* The fused loop's body: the run (but its hoisted instructions, unless
+ * all: see emit_fused), each access through the half's first address in
+ * its guessed form. */
 static void fused_body(const struct tr *t, const char *code, size_t end, const uint32_t *src,
-		       const uint8_t *hoist, struct strbuf *sb)
+		       const uint8_t *hoist, int all, struct strbuf *sb)
 {
 	uint32_t i;
 
@@ -391,7 +392,7 @@ static void fused_body(const struct tr *t, const char *code, size_t end, const u
 		const struct tr_seg *s = &t->segs[i];
 		size_t to = seg_end(t, i, end);
 
-		if (hoist[i])
+		if (hoist[i] && !all)
 			continue;
 		if (!s->addr_len) {
 			sb_add(sb, code + s->at, to - s->at);
@@ -417,12 +418,13 @@ static void fused_body(const struct tr *t, const char *code, size_t end, const u
 
 /*
  * The registers that live only inside the run (live.c) and that no
- * hoisted instruction writes become scalars of the fused loop's body: each
- * lane's iteration makes them and uses them up.  Stores to arrays that
- * die with the loop are left for the compiler to remove, which it does
- * not; scalars it keeps in vector registers.
+ * hoisted instruction writes (any: unless the body has those too) become
+ * scalars of the fused loop's body: each lane's iteration makes them and
+ * uses them up.  Stores to arrays that die with the loop are left for the
+ * compiler to remove, which it does not; scalars it keeps in vector
+ * registers.
  */
-static void scalarize(struct tr *t, const uint8_t *hoist, struct strbuf *body,
+static void scalarize(struct tr *t, const uint8_t *hoist, int all, struct strbuf *body,
 		      struct strbuf *decl)
 {
 	const struct ptx_insn **ins = xcalloc(t->nsegs + 1, sizeof(*ins));
@@ -434,7 +436,8 @@ static void scalarize(struct tr *t, const uint8_t *hoist, struct strbuf *body,
 			ins[n++] = t->segs[i].in;
 	nregs = tr_live_run(t->live, ins, n, &regs);
 	for (i = 0; i < nregs; i++) {
-		for (k = 0; k < t->nsegs && !(hoist[k] && tr_writes(t->segs[k].in, regs[i])); k++)
+		for (k = 0; k < t->nsegs && (all || !hoist[k] ||
+					      !tr_writes(t->segs[k].in, regs[i])); k++)
 			;
 		if (k == t->nsegs)
 			tr_move_row(t, regs[i], body, decl, 0);
@@ -443,32 +446,39 @@ static void scalarize(struct tr *t, const uint8_t *hoist, struct strbuf *body,
 	free(ins);
 }
 
+/* Whether the form of an access lasts from turn to turn (steady.c), and
+ * the tests that assumes: once, and on every turn. */
+struct keep {
+	int on;
+	struct strbuf tests, turn;
+};
+
 /*
  * The form of access segs[i] into ag_c<i>, found from its 32 addresses.
  * In a loop of one block, an access whose form lasts from turn to turn
- * (steady.c) finds it on the first turn only, into ag_form<site>, which
- * lasts; ag_steady then says whether the registers that assumes the same
- * in each half warp are.
+ * (k->on) finds it on the first turn only, into ag_form<site>, which
+ * lasts, unless a test of this turn fails (ag_kt<i>); ag_steady then says
+ * whether the registers that assumes the same in each half warp are.
  */
-static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, struct strbuf *sb)
+static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, const struct keep *k,
+		      struct strbuf *sb)
 {
-	struct strbuf tests = STRBUF_INIT;
-	int keep = tr_steady_reg(t->steady, s->in, s->ac.reg, &tests);
-	char var[32];
+	char var[32], cond[32] = "";
 
-	snprintf(var, sizeof(var), keep ? "ag_form%u" : "ag_c%u", keep ? s->site : i);
-	if (keep)
+	snprintf(var, sizeof(var), k->on ? "ag_form%u" : "ag_c%u", k->on ? s->site : i);
+	if (k->on) {
 		sb_addf(&t->vars, "\tint %s = AG_SCATTERED;\n", var);
+		snprintf(cond, sizeof(cond), "if (!ag_kt%u) ", i);
+	}
 	sb_addf(sb, "\t\t%s{\n\t\tuintptr_t ag_a[32];\n"
 		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n"
-		"\t\t%s = ag_coalesce(ag_a, %u);\n", keep ? "if (!ag_keep) " : "", s->addr, var,
-		s->ac.size);
-	if (tests.len)
-		sb_addf(sb, "\t\tag_steady = ag_steady%s;\n", tests.buf);
+		"\t\t%s = ag_coalesce(ag_a, %u);\n", cond, s->addr, var, s->ac.size);
+	if (k->tests.len || k->turn.len)
+		sb_addf(sb, "\t\tag_steady = ag_steady%s%s;\n", k->tests.buf ? k->tests.buf : "",
+			k->turn.buf ? k->turn.buf : "");
 	sb_adds(sb, "\t\t}\n");
-	if (keep)
+	if (k->on)
 		sb_addf(sb, "\t\tag_c%u = %s;\n", i, var);
-	sb_free(&tests);
 }
 
 /*
@@ -486,16 +496,40 @@ static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, struct s
  * (for three such tests at most).  Lanes run the run in the order of the
  * masked loop, sixteen at a time (ivdep), as lane-local instructions
  * allow (see the top of this file).
+ *
+ * When every form of the run lasts from turn to turn (all), a turn that
+ * keeps them needs the hoisted addresses of the halves' first lanes only:
+ * the hoisted instructions run for lanes 0 and 16, and once more, in
+ * program order, inside the loop, where the compiler keeps their values
+ * in vector registers instead of rows of 32 lanes.
  */
 static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_t *src,
 		       const uint8_t *hoist, struct strbuf *sb)
 {
-	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT, kept = STRBUF_INIT;
+	struct keep *k = xcalloc(t->nsegs + 1, sizeof(*k));
 	uint32_t i;
+	int all = 1;
 
+	for (i = 0; i < t->nsegs; i++) {
+		const struct tr_seg *s = &t->segs[i];
+
+		if (!s->addr_len || src[i] != i)
+			continue;
+		k[i].on = tr_steady_reg(t->steady, s->in, s->ac.reg, &k[i].tests, &k[i].turn);
+		all &= k[i].on;
+		if (k[i].on) {
+			sb_addf(sb, "\t\tconst int ag_kt%u = ag_keep%s;\n", i,
+				k[i].turn.buf ? k[i].turn.buf : "");
+			sb_addf(&kept, " && ag_kt%u", i);
+		}
+	}
 	for (i = 0; i < t->nsegs; i++)
 		if (hoist[i])
 			sb_add(&body, code + t->segs[i].at, seg_end(t, i, end) - t->segs[i].at);
+	if (body.len && all)
+		sb_addf(sb, "\t\tif (1%s) {\n\t\tl = 0;\n\t\t{\n%s\t\t}\n\t\tl = 16;\n\t\t{\n%s\t\t}\n"
+			"\t\t} else\n", kept.buf, body.buf, body.buf);
 	if (body.len)   /* the hoisted instructions, for all lanes */
 		sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%s\t\t}\n", body.buf);
 	sb_reset(&body);
@@ -507,7 +541,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 		sb_addf(sb, "\t\tuintptr_t ag_b%u[2];\n\t\tl = 0;\n\t\tag_b%u[0] = (uintptr_t)%s;\n"
 			"\t\tl = 16;\n\t\tag_b%u[1] = (uintptr_t)%s;\n", i, i, s->addr, i, s->addr);
 		if (src[i] == i)
-			emit_form(t, s, i, sb);
+			emit_form(t, s, i, &k[i], sb);
 		if (src[i] == i && s->ac.prefetch)
 			sb_addf(sb, "\t\tif (ag_c%u == AG_DENSE)\n\t\t\tag_prefetch_next(&w->seen[%u %% "
 				"AG_NSEEN], ag_b%u[0], %u, %d);\n", i, s->site, i, 32 * s->ac.size,
@@ -527,10 +561,16 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 			sb_addf(sb, "\t\tunsigned char *ag_p%u = (unsigned char *)ag_b%u[ag_h / 16];\n",
 				i, i);
 	sb_adds(sb, "#pragma GCC ivdep\n" NO_UNROLL "\t\tfor (size_t l = ag_h; l < ag_h + 16; l++) {\n");
-	fused_body(t, code, end, src, hoist, &body);
-	scalarize(t, hoist, &body, &decl);
+	fused_body(t, code, end, src, hoist, all, &body);
+	scalarize(t, hoist, all, &body, &decl);
 	sb_addf(sb, "%s%s\t\t}\n\t\t}\n\t\t} else {\n", decl.buf ? decl.buf : "",
 		body.buf ? body.buf : "");
+	for (i = 0; i < t->nsegs; i++) {
+		sb_free(&k[i].tests);
+		sb_free(&k[i].turn);
+	}
+	free(k);
+	sb_free(&kept);
 	sb_free(&body);
 	sb_free(&decl);
 }
