@@ -313,6 +313,7 @@ static void tr_release(struct tr *t)
 	free(t->labels);
 	free(t->label_bb);
 	sb_free(&t->frame);
+	sb_free(&t->kept);
 	sb_free(&t->code);
 	sb_free(&t->tail);
 	sb_free(&t->locals);

@@ -257,8 +257,9 @@ static void emit_whole_jump(struct tr *t, const char *cond, uint32_t to)
 	/* a loop of one block: the forms its accesses found stay (steady.c)
 	 * when the registers they assume uniform were */
 	if (to == t->bb && t->steady) {
-		sb_addf(&t->code, "\t\tif (%sag_all(m) && ++w->turns %% AG_TURNS) {\n"
-			"\t\t\tag_keep = ag_steady;\n\t\t\tgoto ag_k%u;\n\t\t}\n", cond, to);
+		sb_addf(&t->code, "\t\tif (%sag_all(m)) {\n\t\t\tif (++w->turns %% AG_TURNS) {\n"
+			"\t\t\t\tag_keep = ag_steady;\n\t\t\t\tgoto ag_k%u;\n\t\t\t}\n"
+			"\t\t\tw->kept = ag_steady ? %u : 0;\n\t\t}\n", cond, to, to + 1);
 		return;
 	}
 	if (to <= t->bb) {
@@ -858,7 +859,11 @@ static void block_label(struct tr *t, uint32_t n)
  * The start of basic block n, whose statements start at body[i].  In the
  * lockstep version a loop of one block gets a second start, ag_kN, which
  * only its back edge jumps to, with ag_keep set when the forms its
- * accesses found on this turn hold on the next (vector.c, steady.c).
+ * accesses found on this turn hold on the next (vector.c, steady.c).  A
+ * warp that yielded at that back edge (AG_TURNS) comes back to the first
+ * start for its next turn, with w->kept saying that they still hold:
+ * nothing but the warp itself changes its registers meanwhile, and the
+ * first block it runs is that one (a device function's loop: at once).
  */
 static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 {
@@ -883,7 +888,8 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 		return;
 	if (!t->vars.len)
 		sb_adds(&t->vars, "\tint ag_keep = 0, ag_steady = 0;\n");
-	sb_addf(&t->code, "\t\tag_keep = 0;\n\t\tag_steady = 1;\n\tag_k%u:;\n", t->bb);
+	sb_addf(&t->code, "\t\tag_keep = w->kept == %u;\n\t\tw->kept = 0;\n"
+		"\t\tag_steady = 1;\n\tag_k%u:;\n", t->bb + 1, t->bb);
 }
 
 /* Pass 2: declarations and blocks, in order. */
@@ -965,9 +971,9 @@ static const char *frame_qualifier(const struct tr *t, uint32_t fidx)
 
 static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 {
-	sb_addf(out, "/* %s %s */\nstruct ag_fr%u {\n\tstruct ag_lanes ln;\n%s};\n\n",
+	sb_addf(out, "/* %s %s */\nstruct ag_fr%u {\n\tstruct ag_lanes ln;\n%s%s};\n\n",
 		t->fn->is_entry ? ".entry" : ".func", t->fn->name, fidx,
-		t->frame.buf ? t->frame.buf : "");
+		t->frame.buf ? t->frame.buf : "", t->kept.buf ? t->kept.buf : "");
 	sb_addf(out, "static __attribute__((noinline)) void ag_run%u(struct ag_warp *w, "
 		"void *%sframe, unsigned char *const *a)\n{\n"
 		"\tstruct ag_fr%u *W = frame;\n"
@@ -1018,6 +1024,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->nextra = 0;
 	sb_reset(&t->tail);
 	sb_reset(&t->frame);
+	sb_reset(&t->kept);
 	sb_reset(&t->code);
 	sb_reset(&t->locals);
 	sb_reset(&t->vars);

@@ -64,6 +64,8 @@ struct tr {
 	uint32_t fidx;
 	const struct ptx_func *fn;
 	struct strbuf frame;    /* fields of its frame struct */
+	struct strbuf kept;     /* and after them, the forms that last a loop
+				 * of one block (steady.c) */
 	struct strbuf code;     /* its run function's body */
 	struct tr_sym *syms;    /* params and declarations in scope */
 	uint32_t nsyms, capsyms;

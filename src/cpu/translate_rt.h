@@ -93,6 +93,9 @@ struct ag_warp {
 	unsigned psize;         /* bytes of the kernel's parameters */
 	uintptr_t stack_hi;     /* the stack above the block's device frames */
 	unsigned turns;         /* loop turns taken without the scheduler */
+	unsigned kept;          /* 1 + the loop of one block whose forms (the
+				 * frame's ag_formN) hold for its next turn:
+				 * the warp yielded there (steady.c); else 0 */
 	uintptr_t seen[AG_NSEEN];       /* last address of each dense access
 					 * (ag_prefetch_next), 0 at first */
 };

@@ -456,18 +456,21 @@ struct keep {
 /*
  * The form of access segs[i] into ag_c<i>, found from its 32 addresses.
  * In a loop of one block, an access whose form lasts from turn to turn
- * (k->on) finds it on the first turn only, into ag_form<site>, which
- * lasts, unless a test of this turn fails (ag_kt<i>); ag_steady then says
- * whether the registers that assumes the same in each half warp are.
+ * (k->on) finds it on the first turn only, into the frame's ag_form<site>
+ * (which lasts while the warp yields to the block's others), unless a
+ * test of this turn fails (ag_kt<i>); ag_steady then says whether the
+ * registers that assumes the same in each half warp are.
  */
 static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, const struct keep *k,
 		      struct strbuf *sb)
 {
 	char var[32], cond[32] = "";
 
-	snprintf(var, sizeof(var), k->on ? "ag_form%u" : "ag_c%u", k->on ? s->site : i);
+	snprintf(var, sizeof(var), k->on ? "W->ag_form%u" : "ag_c%u", k->on ? s->site : i);
 	if (k->on) {
-		sb_addf(&t->vars, "\tint %s = AG_SCATTERED;\n", var);
+		/* after the rows, which stay 32-byte aligned in every warp's frame */
+		sb_addf(&t->kept, "\tint ag_form%u%s;\n", s->site,
+			t->kept.len ? "" : " __attribute__((aligned(32)))");
 		snprintf(cond, sizeof(cond), "if (!ag_kt%u) ", i);
 	}
 	sb_addf(sb, "\t\t%s{\n\t\tuintptr_t ag_a[32];\n"
