@@ -30,6 +30,8 @@ struct worker {
 	unsigned index;
 	unsigned char *shared;  /* this worker's block shared memory */
 	size_t shared_cap;
+	unsigned char *scratch; /* and its blocks' own memory (svc->scratch) */
+	size_t scratch_cap;
 };
 
 struct job {
@@ -179,6 +181,24 @@ static void svc_assertfail(struct ag_block *b, const char *msg, const char *file
 		     b->tid[0], b->tid[1], b->tid[2], msg);
 }
 
+/* The worker's scratch memory, grown to size bytes; what it held before
+ * is not kept (a block asks once, at its start). */
+static void *svc_scratch(struct ag_block *b, unsigned long long size)
+{
+	struct worker *w = b->worker_ctx;
+
+	if (size <= w->scratch_cap)
+		return w->scratch;
+	free(w->scratch);
+	w->scratch_cap = 0;
+	if (size > SIZE_MAX - 4095)
+		return w->scratch = NULL;
+	w->scratch = aligned_alloc(64, ((size_t)size + 4095) & ~(size_t)4095);
+	if (w->scratch)
+		w->scratch_cap = ((size_t)size + 4095) & ~(size_t)4095;
+	return w->scratch;
+}
+
 static void svc_fault(struct ag_block *b, int err, const char *what)
 {
 	struct job *job = b->env->svc_ctx;
@@ -193,6 +213,7 @@ static const struct ag_services services = {
 	.free = svc_free,
 	.assertfail = svc_assertfail,
 	.fault = svc_fault,
+	.scratch = svc_scratch,
 };
 
 static void ensure_shared(struct worker *w, size_t bytes)
@@ -209,6 +230,12 @@ static void ensure_shared(struct worker *w, size_t bytes)
 	w->shared_cap = cap;
 }
 
+static void worker_release(struct worker *w)
+{
+	free(w->shared);
+	free(w->scratch);
+}
+
 static void run_block(struct job *job, struct worker *w, uint64_t i)
 {
 	const unsigned *n = job->env.nctaid;
@@ -222,6 +249,7 @@ static void run_block(struct job *job, struct worker *w, uint64_t i)
 	b.ctaid[2] = (unsigned)(i / ((uint64_t)n[0] * n[1]));
 	b.shared = w->shared;
 	b.worker = w->index;
+	b.worker_ctx = w;
 	ag_fault_run(job->k->fn, &b, &fault);
 	if (fault.sig)
 		record_error(&b, cudaErrorIllegalAddress,
@@ -341,7 +369,7 @@ void ag_exec_free(struct ag_exec *x)
 		pthread_join(x->workers[i].thread, NULL);
 	if (x->workers)
 		for (unsigned i = 0; i <= x->nworkers; i++)
-			free(x->workers[i].shared);
+			worker_release(&x->workers[i]);
 	free(x->workers);
 	pthread_cond_destroy(&x->idle);
 	pthread_cond_destroy(&x->wake);
@@ -381,7 +409,7 @@ static void *resident_main(void *arg)
 		ensure_shared(&r->w, r->job->shared_bytes);
 		run_block(r->job, &r->w, r->w.index);
 	}
-	free(r->w.shared);
+	worker_release(&r->w);
 	return NULL;
 }
 

@@ -19,7 +19,7 @@
 #ifndef AG_KERNEL_ABI_H
 #define AG_KERNEL_ABI_H
 
-#define AG_KERNEL_ABI 2u
+#define AG_KERNEL_ABI 3u
 #define AG_WORKER_STACK (64u << 20)
 
 struct ag_block;
@@ -38,6 +38,14 @@ struct ag_services {
 	/* A fault the kernel detected (trap, barrier deadlock, bad call):
 	 * err is a cudaError_t value; what is a short reason. */
 	void (*fault)(struct ag_block *b, int err, const char *what);
+	/* Memory for the block's own bookkeeping (warps, frames, slots): at
+	 * least size bytes, 64-byte aligned, not cleared, valid until the
+	 * block returns; NULL when out of memory.  It is the worker's, and
+	 * the same from block to block (grown when a block needs more), so
+	 * that its pages stay mapped: freed and allocated anew, a block's
+	 * 100-odd KiB went back to the system and were faulted in and cleared
+	 * again for every block.  A block asks once. */
+	void *(*scratch)(struct ag_block *b, unsigned long long size);
 };
 
 /* One launch; read-only while blocks run. */
@@ -66,6 +74,7 @@ struct ag_block {
 	unsigned tid[3];        /* the thread calling a service: the kernel
 				 * sets it before assertfail/fault so that
 				 * messages can name the thread */
+	void *worker_ctx;       /* the executor's: whose scratch memory */
 };
 
 typedef void (*ag_kernel_fn)(struct ag_block *b);

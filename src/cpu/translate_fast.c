@@ -476,13 +476,22 @@ static void emit_block_start(uint32_t entry, uint32_t psize, int copy, int wide,
 		sb_adds(out, "\tconst unsigned char *const prm = env->params;\n\n");
 }
 
-/* What the block function does when its allocations (failed when cond)
- * fail: frees what the others got and fails the launch. */
-static void emit_alloc_check(const char *cond, const char *frees, struct strbuf *out)
+/* The block function's memory (ag_scratch): the slots of nt threads of
+ * kernel entry and, with barriers, their pcs, warps and columns; when
+ * there is none, the launch fails. */
+static void emit_scratch(uint32_t entry, const char *nt, int barriers, struct strbuf *out)
 {
-	sb_addf(out, "\tif (%s) {\n%s"
+	unsigned n = barriers ? 4 : 1;
+
+	sb_addf(out, "\tconst size_t ag_size[%u] = { %s * sizeof(struct ag_sv%u)", n, nt, entry);
+	if (barriers)
+		sb_addf(out, ", nt * sizeof(unsigned), nw * sizeof(struct ag_warp),\n"
+			"\t\t(size_t)AG_COLS%u * 8 * nt + 8", entry);
+	sb_addf(out, " };\n\tsize_t ag_at[%u];\n"
+		"\tunsigned char *const ag_mem = ag_scratch(b, %u, ag_size, ag_at);\n\n"
+		"\tif (!ag_mem) {\n"
 		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
-		"\t\treturn;\n\t}\n", cond, frees);
+		"\t\treturn;\n\t}\n", n, n);
 }
 
 /* The block function of a kernel without barriers: each thread runs to
@@ -499,9 +508,9 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 	sb_addf(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
 		"\tunsigned y, z, ex;\n"
 		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
-		".dyn = %u, .psize = %u };\n"
-		"\tstruct ag_sv%u *S = malloc(sizeof(*S));\n\n", dyn, psize, entry);
-	emit_alloc_check("!S", "", out);
+		".dyn = %u, .psize = %u };\n", dyn, psize);
+	emit_scratch(entry, "1", 0, out);
+	sb_addf(out, "\tstruct ag_sv%u *const S = (struct ag_sv%u *)ag_mem;\n\n", entry, entry);
 	sb_addf(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
 		"\tfor (z = 0; z < d.ntid[2]; z++)\n"
@@ -510,8 +519,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\t\t\t\tw.tid[0][0] = (uint32_t)x;\n\t\t\t\tw.tid[1][0] = y;\n"
 		"\t\t\t\tw.tid[2][0] = z;\n"
 		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, NULL, 0, 0);\n"
-		"\t\t\t}\n"
-		"\tfree(S);\n}\n\n", entry);
+		"\t\t\t}\n}\n\n", entry);
 }
 
 /*
@@ -562,15 +570,15 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 	emit_block_start(entry, psize, copy, 0, out);
 	sb_addf(out, "\tconst unsigned nt = d.ntid[0] * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned nw = (nt + 31) / 32;\n"
-		"\tunsigned k, more;\n%s"
-		"\tstruct ag_sv%u *S = malloc((nt ? nt : 1) * sizeof(*S));\n"
-		"\tunsigned *pc = calloc(nt ? nt : 1, sizeof(*pc));\n"
-		"\tstruct ag_warp *ws = malloc((nw ? nw : 1) * sizeof(*ws));\n"
-		"\tunsigned char *A = malloc((size_t)AG_COLS%u * 8 * nt + 8);\n\n",
+		"\tunsigned k, more;\n%s",
 		phases ? "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
-			 "\tunsigned y, z, at = 0, together = 1;\n" : "", entry, entry);
-	emit_alloc_check("!S || !pc || !ws || !A",
-			 "\t\tfree(S);\n\t\tfree(pc);\n\t\tfree(ws);\n\t\tfree(A);\n", out);
+			 "\tunsigned y, z, at = 0, together = 1;\n" : "");
+	emit_scratch(entry, "nt", 1, out);
+	sb_addf(out, "\tstruct ag_sv%u *const S = (struct ag_sv%u *)ag_mem;\n"
+		"\tunsigned *const pc = (unsigned *)(ag_mem + ag_at[1]);\n"
+		"\tstruct ag_warp *const ws = (struct ag_warp *)(ag_mem + ag_at[2]);\n"
+		"\tunsigned char *const A = ag_mem + ag_at[3];\n\n"
+		"\tmemset(pc, 0, ag_size[1]);\n", entry, entry);
 	/* isspacep.local finds the threads' frames through lframe */
 	sb_addf(out, "\tfor (k = 0; k < nw; k++)\n"
 		"\t\tws[k] = (struct ag_warp){ .b = b, .id = k, .nw = nw, .dyn = %u, .psize = %u,\n"
@@ -590,8 +598,7 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		"\t\tmore = 0;\n%s"
 		"\t\tfor (k = 0; k < nt; k++) {\n"
 		"\t\t\tmore |= pc[k] != ~0u;\n%s\t\t}\n"
-		"\t} while (more && !b->error);\n"
-		"\tfree(ws);\n\tfree(S);\n\tfree(pc);\n\tfree(A);\n}\n\n",
+		"\t} while (more && !b->error);\n}\n\n",
 		entry, phases ? "\t\tat = pc[0];\n\t\ttogether = 1;\n" : "",
 		phases ? "\t\t\ttogether &= pc[k] == at;\n" : "");
 }

@@ -597,6 +597,22 @@ AG_INLINE void ag_set_tids(struct ag_warp *ws, unsigned nt, const unsigned *ntid
  * of its own (device functions with barriers); psize: the kernel's
  * parameter bytes (for isspacep). */
 __attribute__((unused))
+/* The block's own memory, in n parts of size[i] bytes each, 64-byte
+ * aligned, at base + at[i]: the worker's scratch memory (kernel_abi.h);
+ * NULL when out of memory. */
+AG_INLINE unsigned char *ag_scratch(struct ag_block *b, unsigned n, const size_t *size,
+				    size_t *at)
+{
+	size_t total = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		at[i] = total;
+		total += (size[i] + 63) / 64 * 64;
+	}
+	return b->env->svc->scratch(b, total ? total : 64);
+}
+
 static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 			 unsigned dyn, int co, unsigned psize)
 {
@@ -604,11 +620,19 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 	unsigned nt = env->ntid[0] * env->ntid[1] * env->ntid[2];
 	unsigned nw = (nt + 31) / 32, i, l, t;
 	struct ag_bar bar;
-	struct ag_warp *ws = calloc(nw ? nw : 1, sizeof(*ws));
-	struct ag_co *cos = co ? calloc(nw ? nw : 1, sizeof(*cos)) : NULL;
-	unsigned char *fr = aligned_alloc(64, (nw * frame_size + 63) / 64 * 64);
-	int ok = ws && fr && (cos || !co);
+	const size_t size[3] = { nw * frame_size, nw * sizeof(struct ag_warp),
+				 co ? nw * sizeof(struct ag_co) : 0 };
+	size_t at[3];
+	unsigned char *mem = ag_scratch(b, 3, size, at);
+	unsigned char *fr = mem;
+	struct ag_warp *ws = mem ? (struct ag_warp *)(mem + at[1]) : NULL;
+	struct ag_co *cos = mem && co ? (struct ag_co *)(mem + at[2]) : NULL;
+	int ok = mem != NULL;
 
+	if (ws)
+		memset(ws, 0, size[1]);
+	if (cos)
+		memset(cos, 0, size[2]);
 	memset(&bar, 0, sizeof(bar));
 	for (i = 0; i < AG_NBAR; i++)
 		bar.and_[i][0] = 1;
@@ -645,9 +669,6 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 	for (i = 0; cos && i < nw; i++)
 		if (cos[i].stack)
 			munmap(cos[i].stack, AG_CO_STACK);
-	free(cos);
-	free(fr);
-	free(ws);
 }
 
 /* mbarrier objects, 8 bytes of shared memory: pending arrivals (bits
