@@ -181,22 +181,31 @@ static void svc_assertfail(struct ag_block *b, const char *msg, const char *file
 		     b->tid[0], b->tid[1], b->tid[2], msg);
 }
 
-/* The worker's scratch memory, grown to size bytes; what it held before
- * is not kept (a block asks once, at its start). */
+/* A worker's buffer *buf of *cap bytes, grown to at least bytes (whole
+ * pages, 64-byte aligned); what it held is not kept.  -1 when out of
+ * memory (the buffer is then gone). */
+static int grow(unsigned char **buf, size_t *cap, unsigned long long bytes)
+{
+	if (bytes <= *cap)
+		return 0;
+	free(*buf);
+	*buf = NULL;
+	*cap = 0;
+	if (bytes > SIZE_MAX - 4095)
+		return -1;
+	*buf = aligned_alloc(64, ((size_t)bytes + 4095) & ~(size_t)4095);
+	if (!*buf)
+		return -1;
+	*cap = ((size_t)bytes + 4095) & ~(size_t)4095;
+	return 0;
+}
+
+/* The worker's scratch memory (a block asks once, at its start). */
 static void *svc_scratch(struct ag_block *b, unsigned long long size)
 {
 	struct worker *w = b->worker_ctx;
 
-	if (size <= w->scratch_cap)
-		return w->scratch;
-	free(w->scratch);
-	w->scratch_cap = 0;
-	if (size > SIZE_MAX - 4095)
-		return w->scratch = NULL;
-	w->scratch = aligned_alloc(64, ((size_t)size + 4095) & ~(size_t)4095);
-	if (w->scratch)
-		w->scratch_cap = ((size_t)size + 4095) & ~(size_t)4095;
-	return w->scratch;
+	return grow(&w->scratch, &w->scratch_cap, size) ? NULL : w->scratch;
 }
 
 static void svc_fault(struct ag_block *b, int err, const char *what)
@@ -218,16 +227,10 @@ static const struct ag_services services = {
 
 static void ensure_shared(struct worker *w, size_t bytes)
 {
-	if (bytes <= w->shared_cap)
-		return;
-	free(w->shared);
-	size_t cap = (bytes + 4095) & ~(size_t)4095;
-	w->shared = aligned_alloc(64, cap);
-	if (!w->shared) {
-		fprintf(stderr, "anygpu: out of memory (shared memory of %zu bytes)\n", cap);
+	if (grow(&w->shared, &w->shared_cap, bytes)) {
+		fprintf(stderr, "anygpu: out of memory (shared memory of %zu bytes)\n", bytes);
 		abort();
 	}
-	w->shared_cap = cap;
 }
 
 static void worker_release(struct worker *w)

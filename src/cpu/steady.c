@@ -245,20 +245,17 @@ static struct val offset_sum(const struct ptx_insn *in, struct val a, struct val
  */
 static int widening(const struct ptx_insn *in)
 {
-	const char *from;
+	int mul, cvt;
 
 	if (in->nmods != 2 || in->nops < 2 || in->ops[1].kind != PTX_OP_REG)
 		return -1;
-	from = in->mods[1];
-	if (!strcmp(in->opcode, "mul") && !strcmp(in->mods[0], ".wide") && in->nops == 3 &&
-	    in->ops[2].kind == PTX_OP_IMM)
-		;
-	else if (!strcmp(in->opcode, "cvt") && in->nops == 2 &&
-		 (!strcmp(in->mods[0], ".s64") || !strcmp(in->mods[0], ".u64")))
-		;
-	else
+	mul = !strcmp(in->opcode, "mul") && !strcmp(in->mods[0], ".wide") && in->nops == 3 &&
+	      in->ops[2].kind == PTX_OP_IMM;
+	cvt = !strcmp(in->opcode, "cvt") && in->nops == 2 &&
+	      (!strcmp(in->mods[0], ".s64") || !strcmp(in->mods[0], ".u64"));
+	if (!mul && !cvt)
 		return -1;
-	return !strcmp(from, ".s32") ? 1 : !strcmp(from, ".u32") ? 0 : -1;
+	return !strcmp(in->mods[1], ".s32") ? 1 : !strcmp(in->mods[1], ".u32") ? 0 : -1;
 }
 
 /* What instruction in writes, in the sense moves says. */
@@ -398,7 +395,7 @@ int tr_steady_reg(const struct tr_steady *s, const struct ptx_insn *at, const ch
 	struct val v, need = { .kind = UNIFORM };
 	struct strbuf row = STRBUF_INIT, own = STRBUF_INIT, wide = STRBUF_INIT;
 	uint32_t i, j, n, k;
-	int ok = 1;
+	int ok;
 
 	for (n = 0; s && n < s->n && s->ins[n] != at; n++)
 		;
@@ -407,17 +404,15 @@ int tr_steady_reg(const struct tr_steady *s, const struct ptx_insn *at, const ch
 	env = xcalloc(n * TR_MAX_DESTS + 1, sizeof(*env));
 	k = walk(s, n, 1, env);
 	v = operand(s, env, k, &o, 1);
+	ok = v.kind == STILL || v.kind == MOVES;
 	/* a widened index is tested here: it must hold what was widened */
-	for (i = 0; i < v.nwide && ok; i++)
+	for (i = 0; i < v.nwide && ok; i++) {
 		ok = !bound(env, k, v.wide[i].reg) && reg_row(s, v.wide[i].reg, &row);
-	free(env);
-	if (!ok || (v.kind != STILL && v.kind != MOVES))
-		return 0;
-	for (i = 0; i < v.nwide; i++) {
-		reg_row(s, v.wide[i].reg, &row);
-		sb_addf(&wide, " && ag_wide_same(%s, %d)", row.buf, v.wide[i].sign);
+		if (ok)
+			sb_addf(&wide, " && ag_wide_same(%s, %d)", row.buf, v.wide[i].sign);
 	}
-	for (i = 0; v.kind == MOVES && i < v.nregs; i++) {
+	free(env);
+	for (i = 0; ok && v.kind == MOVES && i < v.nregs; i++) {
 		const struct step *st = find_step(s, v.regs[i]);
 
 		for (j = 0; j < st->v.nregs && ok; j++)

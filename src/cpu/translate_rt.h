@@ -592,11 +592,6 @@ AG_INLINE void ag_set_tids(struct ag_warp *ws, unsigned nt, const unsigned *ntid
 	}
 }
 
-/* Runs one block: sets up its warps (lanes past the block's threads start
- * as exited) and runs them between barriers.  co: every warp gets a stack
- * of its own (device functions with barriers); psize: the kernel's
- * parameter bytes (for isspacep). */
-__attribute__((unused))
 /* The block's own memory, in n parts of size[i] bytes each, 64-byte
  * aligned, at base + at[i]: the worker's scratch memory (kernel_abi.h);
  * NULL when out of memory. */
@@ -613,6 +608,11 @@ AG_INLINE unsigned char *ag_scratch(struct ag_block *b, unsigned n, const size_t
 	return b->env->svc->scratch(b, total ? total : 64);
 }
 
+/* Runs one block: sets up its warps (lanes past the block's threads start
+ * as exited) and runs them between barriers.  co: every warp gets a stack
+ * of its own (device functions with barriers); psize: the kernel's
+ * parameter bytes (for isspacep). */
+__attribute__((unused))
 static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 			 unsigned dyn, int co, unsigned psize)
 {
