@@ -1031,6 +1031,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->nregs = 0;
 	t->nresume = 0;
 	declare_params(t);
+	t->consts = tr_consts_scan(t->fn);
 	if (t->scalar && t->fn->is_entry && t->affine)
 		t->aff = tr_aff_scan(t->fn);
 	if (!t->scalar) {
@@ -1054,5 +1055,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->live = NULL;
 	tr_forms_free(t->forms);
 	t->forms = NULL;
+	tr_consts_free(t->consts);
+	t->consts = NULL;
 	return rc ? -1 : 0;
 }

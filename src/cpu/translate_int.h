@@ -86,6 +86,7 @@ struct tr {
 	unsigned nsites;        /* loads and stores that may prefetch */
 	struct tr_live *live;   /* the lockstep function's liveness, or NULL */
 	struct tr_forms *forms; /* its guessed access forms, or NULL */
+	struct tr_consts *consts;       /* its constant registers, or NULL */
 	struct tr_steady *steady;       /* the block being emitted, when it is a
 					 * loop of one block (steady.c), or NULL */
 	struct strbuf vars;     /* the run function's own variables */
@@ -174,6 +175,14 @@ struct tr_forms;
 struct tr_forms *tr_forms_scan(const struct ptx_func *fn);
 enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size);
 void tr_forms_free(struct tr_forms *f);
+
+/* consts.c: registers whose one write is an unguarded mov of an
+ * immediate; tr_const_def gives that mov and its type, or NULL */
+struct tr_consts;
+struct tr_consts *tr_consts_scan(const struct ptx_func *fn);
+const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
+				    enum ptx_type *ty);
+void tr_consts_free(struct tr_consts *c);
 
 /* steady.c: whether the fused form of an access through register reg at
  * instruction at, in a loop of one block, lasts from turn to turn (then

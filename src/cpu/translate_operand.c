@@ -198,6 +198,26 @@ static int sym_value(struct tr *t, const struct ptx_insn *in, const struct tr_sy
 	}
 }
 
+/* The value of a register that only ever holds one constant (consts.c),
+ * in its storage type: 1 when it is one, 0 when not, -1 on error. */
+static int const_value(struct tr *t, const struct ptx_operand *o, const struct tr_sym *s,
+		       struct strbuf *e)
+{
+	struct strbuf v = STRBUF_INIT;
+	const struct ptx_insn *def;
+	enum ptx_type ty;
+
+	if (o->component || !(def = tr_const_def(t->consts, o->name, &ty)))
+		return 0;
+	if (tr_src(t, def, &def->ops[1], ty, &v)) {
+		sb_free(&v);
+		return -1;
+	}
+	tr_conv(e, ty, s->type, v.buf);
+	sb_free(&v);
+	return 1;
+}
+
 int tr_src(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	   enum ptx_type ty, struct strbuf *sb)
 {
@@ -230,7 +250,10 @@ int tr_src(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 		if (!s) {
 			rc = tr_sreg(t, in, o, &e, &from) ? -1 : 0;
 		} else if (s->kind == TK_REG) {
-			reg_lvalue(s, o->name, &e);
+			rc = const_value(t, o, s, &e);
+			if (!rc)
+				reg_lvalue(s, o->name, &e);
+			rc = rc < 0 ? -1 : 0;
 			from = s->type;
 		} else {
 			rc = sym_value(t, in, s, &e) ? -1 : 0;

@@ -336,6 +336,52 @@ static void test_shfl_segments(void **state)
 	}
 }
 
+/* Registers whose one write is a mov of an immediate are read as that
+ * immediate (src/cpu/consts.c): a shuffle's offset in a register, a float,
+ * a 16-bit -1.  Registers that are also written elsewhere, by arithmetic
+ * or as part of a vector, keep the values of their later writes. */
+static void test_constant_registers(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b16 %rs<2>;\n\t.reg .b32 %r<12>;\n\t.reg .f32 %f<4>;\n"
+		"\t.reg .b64 %rd<6>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, 1;\n\tmov.u32 %r6, 0;\n\tmov.u32 %r7, -1;\n"
+		"\tmov.u32 %r8, %laneid;\n"
+		"\tshfl.sync.up.b32 %r9, %r8, %r1, %r6, %r7;\n"
+		"\tmov.u32 %r2, 2;\n"
+		"\tadd.u32 %r2, %r2, %r1;\n"
+		"\tmov.u32 %r4, 3;\n"
+		"\tcvt.u64.u32 %rd5, %r8;\n"
+		"\tmov.b64 {%r4, %r5}, %rd5;\n"
+		"\tmov.f32 %f1, 0f40000000;\n"
+		"\tcvt.rn.f32.u32 %f2, %r8;\n"
+		"\tmul.f32 %f3, %f2, %f1;\n"
+		"\tcvt.rzi.u32.f32 %r10, %f3;\n"
+		"\tmov.u16 %rs1, -1;\n"
+		"\tcvt.u32.u16 %r11, %rs1;\n"
+		"\tmul.wide.u32 %rd2, %r8, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r9;\n"
+		"\tst.global.u32 [%rd3+128], %r2;\n"
+		"\tst.global.u32 [%rd3+256], %r4;\n"
+		"\tst.global.u32 [%rd3+384], %r10;\n"
+		"\tst.global.u32 [%rd3+512], %r11;\n"
+		"\tret;\n}\n";
+	uint32_t o[160] = { 0 }, l;
+
+	(void)state;
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++) {
+		assert_int_equal(o[l], l ? l - 1 : 0);
+		assert_int_equal(o[32 + l], 3);
+		assert_int_equal(o[64 + l], l);
+		assert_int_equal(o[96 + l], 2 * l);
+		assert_int_equal(o[128 + l], 0xffff);
+	}
+}
+
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
  * after the join all 32 lanes run together again. */
 static void test_vote_divergent(void **state)
@@ -677,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_rounding_modes),
 		cmocka_unit_test(test_half),
 		cmocka_unit_test(test_shfl_segments),
+		cmocka_unit_test(test_constant_registers),
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),

@@ -1,0 +1,127 @@
+/*
+ * consts.c - registers that only ever hold one constant.  nvcc puts the
+ * constant operands of many instructions into registers: the offset, clamp
+ * and member mask of every shfl.sync ("mov.u32 %r42, 1; shfl.sync.up.b32
+ * %r44|%p5, %r15, %r42, %r41, %r43"), the zero a selp picks.  In lockstep
+ * each such register is a row of 32 equal values that the C compiler
+ * cannot see through, so a shuffle by a known distance is computed lane by
+ * lane as if the distance were any.  A register whose one and only write
+ * in its function is an unguarded mov of an immediate holds that value
+ * wherever a read of it is defined (a read before the write is undefined
+ * in PTX), so its reads can be the immediate itself (tr_src).
+ *
+ * Writes are counted conservatively: every register named in an
+ * instruction's first operand (its destination in every PTX instruction
+ * that writes registers, vectors and "%r|%p" pairs included) counts as
+ * written.  A function with a register name declared twice in nested
+ * scopes has no constants: one name would stand for two variables.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/translate_int.h"
+
+struct tr_consts {
+	struct tr_const {
+		const char *name;
+		const struct ptx_insn *def;     /* its one write; NULL: more */
+	} *v;
+	uint32_t n, cap;
+};
+
+static int cmp_const(const void *a, const void *b)
+{
+	return strcmp(((const struct tr_const *)a)->name, ((const struct tr_const *)b)->name);
+}
+
+static void note_write(struct tr_consts *c, const char *name, const struct ptx_insn *in)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+	}
+	c->v[c->n].name = name;
+	c->v[c->n++].def = in;
+}
+
+static void note_writes(struct tr_consts *c, const struct ptx_operand *o,
+			const struct ptx_insn *in)
+{
+	uint32_t i;
+
+	if (o->kind == PTX_OP_REG && o->name)
+		note_write(c, o->name, in);
+	for (i = 0; i < o->nelems; i++)
+		note_writes(c, &o->elems[i], in);
+	if (o->pair)
+		note_writes(c, o->pair, in);
+}
+
+/* The type of mov in, its one modifier, or PTX_T_NONE. */
+static enum ptx_type mov_type(const struct ptx_insn *in)
+{
+	return in->nmods == 1 ? ptx_type_from_mod(in->mods[0]) : PTX_T_NONE;
+}
+
+/* Whether in sets one plain register to an immediate, always. */
+static int sets_constant(const struct ptx_insn *in)
+{
+	const struct ptx_operand *d = &in->ops[0], *s = &in->ops[1];
+
+	return !strcmp(in->opcode, "mov") && !in->guard && in->nops == 2 &&
+		d->kind == PTX_OP_REG && !d->component && !d->pair &&
+		(s->kind == PTX_OP_IMM || s->kind == PTX_OP_FIMM) &&
+		mov_type(in) != PTX_T_NONE && mov_type(in) != PTX_T_PRED;
+}
+
+struct tr_consts *tr_consts_scan(const struct ptx_func *fn)
+{
+	struct tr_consts *c;
+	uint32_t i, j;
+
+	if (tr_redeclared(fn))
+		return NULL;
+	c = xcalloc(1, sizeof(*c));
+	for (i = 0; i < fn->nbody; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+
+		if (in && in->nops)
+			note_writes(c, &in->ops[0], in);
+	}
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_const);
+	/* one entry per register: its write if it is the only one and sets
+	 * a constant, else NULL */
+	for (i = j = 0; i < c->n; i++) {
+		if (j && !strcmp(c->v[j - 1].name, c->v[i].name)) {
+			c->v[j - 1].def = NULL;
+			continue;
+		}
+		c->v[j++] = c->v[i];
+	}
+	c->n = j;
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].def && !sets_constant(c->v[i].def))
+			c->v[i].def = NULL;
+	return c;
+}
+
+const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
+				    enum ptx_type *ty)
+{
+	struct tr_const key = { reg, NULL };
+	const struct tr_const *p = c && c->n ?
+		bsearch(&key, c->v, c->n, sizeof(*c->v), cmp_const) : NULL;
+
+	if (!p || !p->def)
+		return NULL;
+	*ty = mov_type(p->def);
+	return p->def;
+}
+
+void tr_consts_free(struct tr_consts *c)
+{
+	if (c)
+		free(c->v);
+	free(c);
+}
