@@ -153,29 +153,17 @@ int tr_redeclared(const struct ptx_func *fn)
 	return dup;
 }
 
-/* Where each label leads: the index of the next instruction. */
-static uint32_t label_target(const struct ptx_func *fn, const uint32_t *at, const char *label)
-{
-	uint32_t i;
-
-	for (i = 0; i < fn->nbody; i++)
-		if (fn->body[i].kind == PTX_STMT_LABEL && !strcmp(fn->body[i].u.label, label))
-			return at[i];
-	return UINT32_MAX;
-}
-
 static int is_barrier(const struct ptx_insn *in)
 {
 	return !strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier");
 }
 
-/* The function's instructions as a graph, one bit set per instruction of
- * what it reads (use), writes (def) and has live on entry (in) and exit
- * (out), words 64-bit words each. */
+/* The function's instructions as a graph (flow.c), and one bit set per
+ * instruction of what it reads (use), writes (def) and has live on entry
+ * (in) and exit (out), words 64-bit words each. */
 struct flow {
-	const struct ptx_insn **ins;
-	uint32_t n, words;
-	uint32_t *next, *jump;  /* successors; UINT32_MAX: none */
+	struct tr_flow g;
+	uint32_t words;
 	uint64_t *use, *def, *in, *out;
 };
 
@@ -184,13 +172,11 @@ static uint64_t *flow_set(const struct flow *f, uint64_t *sets, uint32_t i)
 	return &sets[(size_t)i * f->words];
 }
 
-/* Reads, writes and successors of every instruction; -1 when a branch
- * cannot be followed. */
-static int flow_build(const struct ptx_func *fn, const uint32_t *at, const struct tr_live *lv,
-		      struct flow *f)
+/* Reads and writes of every instruction. */
+static void flow_sets(const struct tr_live *lv, struct flow *f)
 {
-	for (uint32_t i = 0; i < f->n; i++) {
-		const struct ptx_insn *x = f->ins[i];
+	for (uint32_t i = 0; i < f->g.n; i++) {
+		const struct ptx_insn *x = f->g.ins[i];
 		const char *d = insn_def(x);
 		struct names m = { 0 };
 
@@ -200,22 +186,7 @@ static int flow_build(const struct ptx_func *fn, const uint32_t *at, const struc
 		if (d)
 			set_bit(flow_set(f, f->def, i), names_find(lv, d));
 		free(m.v);
-		f->next[i] = i + 1;
-		f->jump[i] = UINT32_MAX;
-		if (!strcmp(x->opcode, "brx"))
-			return -1;
-		if (!strcmp(x->opcode, "bra")) {
-			if (x->nops != 1 || x->ops[0].kind != PTX_OP_SYM)
-				return -1;
-			f->jump[i] = label_target(fn, at, x->ops[0].name);
-			if (f->jump[i] == UINT32_MAX)
-				return -1;
-		}
-		if (!x->guard && (!strcmp(x->opcode, "bra") || !strcmp(x->opcode, "ret") ||
-				  !strcmp(x->opcode, "exit") || !strcmp(x->opcode, "trap")))
-			f->next[i] = UINT32_MAX;
 	}
-	return 0;
 }
 
 /* live out = live in of the successors; live in = use | (out & ~def),
@@ -226,17 +197,17 @@ static void flow_solve(struct flow *f)
 
 	do {
 		changed = 0;
-		for (uint32_t i = f->n; i-- > 0;) {
+		for (uint32_t i = f->g.n; i-- > 0;) {
 			uint64_t *o = flow_set(f, f->out, i), *li = flow_set(f, f->in, i);
 			const uint64_t *u = flow_set(f, f->use, i), *d = flow_set(f, f->def, i);
 
 			for (uint32_t k = 0; k < f->words; k++) {
 				uint64_t v = 0, nv;
 
-				if (f->next[i] != UINT32_MAX)
-					v |= flow_set(f, f->in, f->next[i])[k];
-				if (f->jump[i] != UINT32_MAX)
-					v |= flow_set(f, f->in, f->jump[i])[k];
+				if (f->g.next[i] != UINT32_MAX)
+					v |= flow_set(f, f->in, f->g.next[i])[k];
+				if (f->g.jump[i] != UINT32_MAX)
+					v |= flow_set(f, f->in, f->g.jump[i])[k];
 				o[k] = v;
 				nv = u[k] | (v & ~d[k]);
 				changed |= nv != li[k];
@@ -251,53 +222,37 @@ struct tr_live *tr_live_scan(const struct ptx_func *fn)
 	struct names regs = { 0 };
 	struct tr_live *lv;
 	struct flow f = { 0 };
-	uint32_t *at, i;
+	uint32_t i;
 	size_t bytes;
 
-	if (tr_redeclared(fn))
+	if (tr_redeclared(fn) || tr_flow_build(fn, &f.g))
 		return NULL;
-	f.ins = xcalloc(fn->nbody + 1, sizeof(*f.ins));
-	at = xcalloc(fn->nbody + 1, sizeof(*at));
-	for (i = 0; i < fn->nbody; i++) {
-		at[i] = f.n;    /* a label's instruction: the next one */
-		if (fn->body[i].kind == PTX_STMT_INSN) {
-			f.ins[f.n++] = &fn->body[i].u.insn;
-			insn_regs(f.ins[f.n - 1], &regs);
-		}
-	}
+	for (i = 0; i < f.g.n; i++)
+		insn_regs(f.g.ins[i], &regs);
 	names_sort(&regs, 1);
 	lv = xcalloc(1, sizeof(*lv));
 	lv->names = regs.v;
 	lv->nnames = regs.n;
 	lv->words = f.words = regs.n ? (regs.n + 63) / 64 : 1;
-	bytes = (size_t)(f.n + 1) * f.words * 8;
+	bytes = (size_t)(f.g.n + 1) * f.words * 8;
 	f.use = xcalloc(1, bytes);
 	f.def = xcalloc(1, bytes);
 	f.in = xcalloc(1, bytes);
 	f.out = xcalloc(1, bytes);
-	f.next = xcalloc(f.n + 1, sizeof(*f.next));
-	f.jump = xcalloc(f.n + 1, sizeof(*f.jump));
-	if (flow_build(fn, at, lv, &f)) {
-		tr_live_free(lv);
-		lv = NULL;
-		free(f.out);
-		free(f.ins);
-	} else {
-		flow_solve(&f);
-		lv->ins = f.ins;
-		lv->nins = f.n;
-		lv->out = f.out;
-		lv->bar = xcalloc(f.n + 1, sizeof(*lv->bar));
-		for (i = 0; i < f.n; i++)
-			if (is_barrier(f.ins[i]))
-				lv->bar[lv->nbar++] = i;
-	}
+	flow_sets(lv, &f);
+	flow_solve(&f);
+	lv->ins = f.g.ins;      /* lv owns them from here */
+	lv->nins = f.g.n;
+	lv->out = f.out;
+	lv->bar = xcalloc(f.g.n + 1, sizeof(*lv->bar));
+	for (i = 0; i < f.g.n; i++)
+		if (is_barrier(f.g.ins[i]))
+			lv->bar[lv->nbar++] = i;
+	f.g.ins = NULL;
+	tr_flow_free(&f.g);
 	free(f.use);
 	free(f.def);
 	free(f.in);
-	free(f.next);
-	free(f.jump);
-	free(at);
 	return lv;
 }
 

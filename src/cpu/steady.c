@@ -14,7 +14,7 @@
  * its value at the start plus something made from constants, the block's
  * sizes and registers the loop does not write, those tested once, on the
  * first turn, to be the same in each half warp (tr_steady_reg writes the
- * tests).
+ * tests; a register uniform.c finds the same in all lanes needs none).
  *
  * A 32-bit index that the loop steps, widened into an address (a
  * grid-stride loop's i in a + 4 * (int64)i), moves the same in each half
@@ -23,7 +23,8 @@
  * from its half's first: then each widened difference is the 32-bit one
  * read as signed.  That is tested on every turn (ag_wide_same on the
  * index's row, before the widening), and on the first: a turn that fails
- * finds the form anew and ends the keeping for the loop's run.
+ * finds the form anew and ends the keeping for the loop's run.  A
+ * uniform index needs no test: no lane is apart from another.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -408,7 +409,7 @@ int tr_steady_reg(const struct tr_steady *s, const struct ptx_insn *at, const ch
 	/* a widened index is tested here: it must hold what was widened */
 	for (i = 0; i < v.nwide && ok; i++) {
 		ok = !bound(env, k, v.wide[i].reg) && reg_row(s, v.wide[i].reg, &row);
-		if (ok)
+		if (ok && !tr_uniform_reg(s->t->uniform, v.wide[i].reg))
 			sb_addf(&wide, " && ag_wide_same(%s, %d)", row.buf, v.wide[i].sign);
 	}
 	free(env);
@@ -420,7 +421,7 @@ int tr_steady_reg(const struct tr_steady *s, const struct ptx_insn *at, const ch
 	}
 	for (i = 0; ok && i < need.nregs; i++) {
 		ok = reg_row(s, need.regs[i], &row);
-		if (ok)
+		if (ok && !tr_uniform_reg(s->t->uniform, need.regs[i]))
 			sb_addf(&own, " && ag_halves_same(%s, sizeof(%s[0]))", row.buf, row.buf);
 	}
 	if (ok && own.len)

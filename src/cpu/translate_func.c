@@ -312,11 +312,15 @@ static int emit_branch(struct tr *t, const struct ptx_insn *in)
 	}
 	if (!loop && emit_branch_pcs(t, in, to))
 		return -1;
-	/* how many of the 32 lanes branch: all or none keeps the warp whole */
-	sb_adds(&t->code, "\t\t{\n\t\tunsigned ag_n = 0;\n\t\tfor (l = 0; l < 32; l++) ag_n += (");
+	/* how many of the 32 lanes branch: all or none keeps the warp whole;
+	 * on a uniform predicate a whole warp's lane 0 tells */
+	if (tr_uniform_reg(t->uniform, in->guard))
+		sb_adds(&t->code, "\t\t{\n\t\tunsigned ag_n;\n\t\tl = 0;\n\t\tag_n = (");
+	else
+		sb_adds(&t->code, "\t\t{\n\t\tunsigned ag_n = 0;\n\t\tfor (l = 0; l < 32; l++) ag_n += (");
 	if (tr_guard(t, in, &t->code))
 		return -1;
-	sb_adds(&t->code, ") != 0;\n");
+	sb_adds(&t->code, tr_uniform_reg(t->uniform, in->guard) ? ") ? 32 : 0;\n" : ") != 0;\n");
 	emit_whole_jump(t, "ag_n == 32 && ", to);
 	if (loop && emit_branch_pcs(t, in, to))
 		return -1;
@@ -1037,6 +1041,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	if (!t->scalar) {
 		t->live = tr_live_scan(t->fn);
 		t->forms = tr_forms_scan(t->fn);
+		t->uniform = tr_uniform_scan(t->m, t->fn);
 	}
 	bb = split_blocks(t);
 	rc = emit_body(t, bb);
@@ -1057,5 +1062,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->forms = NULL;
 	tr_consts_free(t->consts);
 	t->consts = NULL;
+	tr_uniform_free(t->uniform);
+	t->uniform = NULL;
 	return rc ? -1 : 0;
 }

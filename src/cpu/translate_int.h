@@ -87,6 +87,8 @@ struct tr {
 	struct tr_live *live;   /* the lockstep function's liveness, or NULL */
 	struct tr_forms *forms; /* its guessed access forms, or NULL */
 	struct tr_consts *consts;       /* its constant registers, or NULL */
+	struct tr_uniform *uniform;     /* the lockstep kernel's uniform
+					 * registers, or NULL */
 	struct tr_steady *steady;       /* the block being emitted, when it is a
 					 * loop of one block (steady.c), or NULL */
 	struct strbuf vars;     /* the run function's own variables */
@@ -176,6 +178,17 @@ struct tr_forms *tr_forms_scan(const struct ptx_func *fn);
 enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size);
 void tr_forms_free(struct tr_forms *f);
 
+/* flow.c: a function's instructions and their successors (UINT32_MAX:
+ * none; n: the end of the body); -1 when a branch cannot be followed */
+struct tr_flow {
+	const struct ptx_insn **ins;
+	uint32_t n;
+	uint32_t *next, *jump;  /* the next instruction; a branch's target */
+	uint8_t *ends;          /* may end the thread: ret, exit, trap */
+};
+int tr_flow_build(const struct ptx_func *fn, struct tr_flow *f);
+void tr_flow_free(struct tr_flow *f);
+
 /* consts.c: registers whose one write is an unguarded mov of an
  * immediate; tr_const_def gives that mov and its type, or NULL */
 struct tr_consts;
@@ -183,6 +196,13 @@ struct tr_consts *tr_consts_scan(const struct ptx_func *fn);
 const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
 				    enum ptx_type *ty);
 void tr_consts_free(struct tr_consts *c);
+
+/* uniform.c: registers of a kernel that hold one value in all the lanes
+ * that read them (NULL: none known) */
+struct tr_uniform;
+struct tr_uniform *tr_uniform_scan(const struct ptx_module *m, const struct ptx_func *fn);
+int tr_uniform_reg(const struct tr_uniform *u, const char *reg);
+void tr_uniform_free(struct tr_uniform *u);
 
 /* steady.c: whether the fused form of an access through register reg at
  * instruction at, in a loop of one block, lasts from turn to turn (then

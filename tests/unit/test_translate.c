@@ -382,6 +382,94 @@ static void test_constant_registers(void **state)
 	}
 }
 
+/* Branches on predicates the lanes of a warp agree on take the whole
+ * warp by lane 0's (src/cpu/uniform.c); these must not.  r2 is written
+ * with a different value on each side of a branch on %tid and compared
+ * where the sides meet; r3 counts the turns of a loop that lanes leave at
+ * different turns and is compared after it.  Both comparisons differ
+ * between lanes, though each is made of moves and adds of constants (the
+ * branches skip seven instructions, which stay branches).  The loop of
+ * constant bounds after them is the one uniform branch.  activemask keeps
+ * the kernel in lockstep. */
+static void test_divergent_joins(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<12>;\n\t.reg .pred %p<8>;\n\t.reg .b64 %rd<4>;\n"
+		"\tactivemask.b32 %r10;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tsetp.lt.u32 %p1, %r1, 5;\n"
+		"\t@%p1 bra $THEN;\n"
+		"\tmov.u32 %r2, 3;\n"
+		"\tbra $JOIN;\n"
+		"$THEN:\n"
+		"\tmov.u32 %r2, 7;\n"
+		"$JOIN:\n"
+		"\tmov.u32 %r4, 0;\n"
+		"\tsetp.eq.u32 %p2, %r2, 7;\n"
+		"\t@%p2 bra $SKIP;\n"
+		"\tmov.u32 %r4, 1;\n"
+		"\tadd.u32 %r4, %r4, 1;\n"
+		"\tadd.u32 %r4, %r4, 1;\n"
+		"\tadd.u32 %r4, %r4, 1;\n"
+		"\tadd.u32 %r4, %r4, 1;\n"
+		"\tadd.u32 %r4, %r4, 1;\n"
+		"\tadd.u32 %r4, %r4, 1;\n"
+		"$SKIP:\n"
+		"\tst.global.u32 [%rd3], %r4;\n"
+		"\tmov.u32 %r3, 0;\n"
+		"$LOOP:\n"
+		"\tadd.u32 %r3, %r3, 1;\n"
+		"\tsetp.lt.u32 %p3, %r3, %r1;\n"
+		"\t@%p3 bra $LOOP;\n"
+		"\tmov.u32 %r5, 0;\n"
+		"\tsetp.gt.u32 %p4, %r3, 10;\n"
+		"\t@%p4 bra $SKIP2;\n"
+		"\tmov.u32 %r5, %r3;\n"
+		"\tadd.u32 %r5, %r5, 1;\n"
+		"\tadd.u32 %r5, %r5, 1;\n"
+		"\tadd.u32 %r5, %r5, 1;\n"
+		"\tadd.u32 %r5, %r5, 1;\n"
+		"\tadd.u32 %r5, %r5, 1;\n"
+		"\tadd.u32 %r5, %r5, 1;\n"
+		"$SKIP2:\n"
+		"\tst.global.u32 [%rd3+128], %r5;\n"
+		"\tmov.u32 %r6, 0;\n\tmov.u32 %r7, 0;\n"
+		"$COUNT:\n"
+		"\tadd.u32 %r7, %r7, %r1;\n"
+		"\tadd.u32 %r6, %r6, 1;\n"
+		"\tsetp.lt.u32 %p5, %r6, 4;\n"
+		"\t@%p5 bra $COUNT;\n"
+		"\tst.global.u32 [%rd3+256], %r7;\n"
+		"\tret;\n}\n";
+	uint32_t o[96] = { 0 }, l;
+	struct ptx_module *m;
+	struct ptx_error err;
+	struct strbuf c = STRBUF_INIT;
+	const char *p;
+	int lane0 = 0;
+
+	(void)state;
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++) {
+		uint32_t turns = l ? l : 1;
+
+		assert_int_equal(o[l], l >= 5 ? 7 : 0);
+		assert_int_equal(o[32 + l], turns > 10 ? 0 : turns + 6);
+		assert_int_equal(o[64 + l], 4 * l);
+	}
+	assert_int_equal(ptx_parse(ptx, strlen(ptx), &m, &err), 0);
+	assert_int_equal(ag_translate(m, &c, &err), 0);
+	for (p = c.buf; (p = strstr(p, "ag_n = (")); p++)
+		lane0++;
+	assert_int_equal(lane0, 1);
+	sb_free(&c);
+	ptx_free(m);
+}
+
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
  * after the join all 32 lanes run together again. */
 static void test_vote_divergent(void **state)
@@ -725,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_shfl_segments),
 		cmocka_unit_test(test_constant_registers),
 		cmocka_unit_test(test_vote_divergent),
+		cmocka_unit_test(test_divergent_joins),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
