@@ -978,7 +978,7 @@ static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 	sb_addf(out, "/* %s %s */\nstruct ag_fr%u {\n\tstruct ag_lanes ln;\n%s%s};\n\n",
 		t->fn->is_entry ? ".entry" : ".func", t->fn->name, fidx,
 		t->frame.buf ? t->frame.buf : "", t->kept.buf ? t->kept.buf : "");
-	sb_addf(out, "static __attribute__((noinline)) void ag_run%u(struct ag_warp *w, "
+	sb_addf(out, "AG_RUN_FN void ag_run%u(struct ag_warp *w, "
 		"void *%sframe, unsigned char *const *a)\n{\n"
 		"\tstruct ag_fr%u *W = frame;\n"
 		"\tstruct ag_block *const b = w->b;\n"
