@@ -198,10 +198,12 @@ const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
 void tr_consts_free(struct tr_consts *c);
 
 /* uniform.c: registers of a kernel that hold one value in all the lanes
- * that read them (NULL: none known) */
+ * that read them (NULL: none known); and those a thread writes once at
+ * most, by an instruction on no loop */
 struct tr_uniform;
 struct tr_uniform *tr_uniform_scan(const struct ptx_module *m, const struct ptx_func *fn);
 int tr_uniform_reg(const struct tr_uniform *u, const char *reg);
+int tr_uniform_once(const struct tr_uniform *u, const char *reg);
 void tr_uniform_free(struct tr_uniform *u);
 
 /* steady.c: whether the fused form of an access through register reg at

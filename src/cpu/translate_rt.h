@@ -108,6 +108,8 @@ struct ag_warp {
 				 * the warp yielded there (steady.c); else 0 */
 	uintptr_t seen[AG_NSEEN];       /* last address of each dense access
 					 * (ag_prefetch_next), 0 at first */
+	uint64_t fixed;         /* bit N: the frame's ag_formN holds the form
+				 * of access N, whose addresses stay (vector.c) */
 };
 
 /* The first member of every frame: where each lane is. */

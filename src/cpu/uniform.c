@@ -26,7 +26,10 @@
  *   loop's counter behind a bounds test that sends some lanes to the end,
  *   stay uniform: the lanes that read them went one way.
  *
- * Lanes that exit do not meet again.  Only kernels are analysed: a device
+ * Lanes that exit do not meet again.  The scan also finds the registers
+ * a thread writes once at most (one instruction writes them, and it is on
+ * no cycle): their values never change after, so vector.c finds the form
+ * of an access through one once per block.  Only kernels are analysed: a device
  * function's parameters are each lane's own; a kernel with a name
  * declared twice in nested scopes or an indexed branch has no uniform
  * registers (NULL).
@@ -39,6 +42,8 @@
 struct tr_uniform {
 	const char **names;     /* written registers, sorted */
 	uint8_t *div;           /* per name: divergent */
+	uint8_t *once;          /* per name: written by one instruction, on no
+				 * loop */
 	uint32_t n;
 };
 
@@ -384,6 +389,41 @@ static int spread_branches(struct tr_uniform *u, const struct ptx_module *m,
 	return changed;
 }
 
+/* Whether instruction i of f can run again: it is on a cycle. */
+static int on_cycle(const struct flow *f, uint32_t i, uint8_t *seen, uint32_t *stack)
+{
+	reach(f, f->g.next[i], UINT32_MAX, 0, seen, stack);
+	reach(f, f->g.jump[i], UINT32_MAX, 1, seen, stack);
+	return seen[i];
+}
+
+/* The registers one instruction on no cycle writes: a thread writes them
+ * once at most, and after that they keep their value to the end. */
+static void find_once(struct tr_uniform *u, const struct flow *f, const char ***v,
+		      uint32_t *cap)
+{
+	uint32_t *writes = xcalloc(u->n + 1, sizeof(*writes)), *def = xcalloc(u->n + 1, sizeof(*def));
+	uint32_t *stack = xcalloc(f->g.n + 1, sizeof(*stack)), i, k, nd;
+	uint8_t *seen = xcalloc(f->g.n + 1, 1);
+
+	for (i = 0; i < f->g.n; i++) {
+		nd = dests(f->g.ins[i], v, cap);
+		for (k = 0; k < nd; k++) {
+			int64_t x = find(u, (*v)[k]);
+
+			writes[x]++;
+			def[x] = i;
+		}
+	}
+	u->once = xcalloc(u->n + 1, 1);
+	for (k = 0; k < u->n; k++)
+		u->once[k] = writes[k] == 1 && !on_cycle(f, def[k], seen, stack);
+	free(writes);
+	free(def);
+	free(stack);
+	free(seen);
+}
+
 struct tr_uniform *tr_uniform_scan(const struct ptx_module *m, const struct ptx_func *fn)
 {
 	struct tr_uniform *u;
@@ -413,6 +453,7 @@ struct tr_uniform *tr_uniform_scan(const struct ptx_module *m, const struct ptx_
 	u->n = j;
 	u->div = xcalloc(u->n + 1, 1);
 	cap = 0;
+	find_once(u, &f, &v, &cap);
 	while (spread_writes(u, m, fn, &f, &v, &cap) | spread_branches(u, m, fn, &f, &v, &cap))
 		;
 	free(v);
@@ -427,11 +468,19 @@ int tr_uniform_reg(const struct tr_uniform *u, const char *reg)
 	return k >= 0 && !u->div[k];
 }
 
+int tr_uniform_once(const struct tr_uniform *u, const char *reg)
+{
+	int64_t k = u && reg ? find(u, reg) : -1;
+
+	return k >= 0 && u->once[k];
+}
+
 void tr_uniform_free(struct tr_uniform *u)
 {
 	if (u) {
 		free(u->names);
 		free(u->div);
+		free(u->once);
 	}
 	free(u);
 }

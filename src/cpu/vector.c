@@ -115,14 +115,46 @@ static size_t seg_end(const struct tr *t, uint32_t i, size_t end)
  */
 #define NO_UNROLL "#pragma GCC unroll 1\n"
 
+/* Whether the form of access s is found once per block, into the frame's
+ * ag_form<site> (bit site of w->fixed says it is there): its register is
+ * one a thread writes once at most (uniform.c), so every lane's address
+ * is the same each time the warp comes to it whole.  Sites past 63 have
+ * no bit. */
+static int fixed_form(const struct tr *t, const struct tr_seg *s)
+{
+	return s->site < 64 && s->ac.reg && tr_uniform_once(t->uniform, s->ac.reg);
+}
+
+/* Whether the form of fixed access s is known: a C condition. */
+static void form_known(const struct tr_seg *s, char *cond, size_t size)
+{
+	snprintf(cond, size, "(w->fixed >> %u & 1)", s->site);
+}
+
+/* ag_c<c> = the form of fixed access s, found the first time only from
+ * its addresses in ag_a (filled here unless fill is 0). */
+static void emit_fixed_form(const struct tr_seg *s, uint32_t c, int fill, struct strbuf *sb)
+{
+	char known[48];
+
+	form_known(s, known, sizeof(known));
+	sb_addf(sb, "\t\tif (!%s) {\n", known);
+	if (fill)
+		sb_addf(sb, "\t\tuintptr_t ag_a[32];\n"
+			"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n", s->addr);
+	sb_addf(sb, "\t\tW->ag_form%u = ag_coalesce(ag_a, %u);\n"
+		"\t\tw->fixed |= (uint64_t)1 << %u;\n\t\t}\n\t\tag_c%u = W->ag_form%u;\n",
+		s->site, s->ac.size, s->site, c, s->site);
+}
+
 /* A load or store for the lanes of a full warp, in the form its
  * addresses take (ag_coalesce): per half warp, a vector access, one
  * address for all, or each lane its own.  The form is found once for the
  * accesses through one register (c names the variable that keeps it; a
  * constant offset changes no form); only the first of them computes it
  * (first) and asks for the lines of its next turn. */
-static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg *s, size_t end,
-			uint32_t c, int first)
+static void emit_access(struct tr *t, struct strbuf *sb, const char *code, const struct tr_seg *s,
+			size_t end, uint32_t c, int first)
 {
 	/* the loops of a form: over each half warp, or over the lanes */
 	static const char halves[] = "\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16)\n" NO_UNROLL
@@ -144,8 +176,14 @@ static void emit_access(struct strbuf *sb, const char *code, const struct tr_seg
 	snprintf(dense, sizeof(dense), "(unsigned char *)ag_a[ag_h] + (l - ag_h) * %u", size);
 	sb_addf(sb, "\t\t{\n\t\tuintptr_t ag_a[32];\n\t\tunsigned ag_h;\n"
 		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n", s->addr);
-	if (first)
+	if (first && fixed_form(t, s)) {
+		/* after the rows, which stay 32-byte aligned in every warp's frame */
+		sb_addf(&t->kept, "\tint ag_form%u%s;\n", s->site,
+			t->kept.len ? "" : " __attribute__((aligned(32)))");
+		emit_fixed_form(s, c, 0, sb);
+	} else if (first) {
 		sb_addf(sb, "\t\tag_c%u = ag_coalesce(ag_a, %u);\n", c, size);
+	}
 	sb_addf(sb, "\t\tswitch (ag_c%u) {\n", c);
 	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		sb_addf(sb, "\t\t%s:\n", forms[i].label);
@@ -466,6 +504,10 @@ static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, const st
 {
 	char var[32], cond[32] = "";
 
+	if (fixed_form(t, s)) {
+		emit_fixed_form(s, i, 1, sb);
+		return;
+	}
 	snprintf(var, sizeof(var), k->on ? "W->ag_form%u" : "ag_c%u", k->on ? s->site : i);
 	if (k->on) {
 		/* after the rows, which stay 32-byte aligned in every warp's frame */
@@ -519,6 +561,13 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 
 		if (!s->addr_len || src[i] != i)
 			continue;
+		if (fixed_form(t, s)) {
+			char known[48];
+
+			form_known(s, known, sizeof(known));
+			sb_addf(&kept, " && %s", known);
+			continue;
+		}
 		k[i].on = tr_steady_reg(t->steady, s->in, s->ac.reg, &k[i].tests, &k[i].turn);
 		all &= k[i].on;
 		if (k[i].on) {
@@ -601,7 +650,7 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 			;
 		to = j < t->nsegs ? t->segs[j].at : end;
 		if (s->addr_len)
-			emit_access(sb, code, s, to, src[i], src[i] == i);
+			emit_access(t, sb, code, s, to, src[i], src[i] == i);
 		else
 			sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%.*s\t\t}\n",
 				(int)(to - s->at), code + s->at);

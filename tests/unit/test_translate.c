@@ -25,11 +25,11 @@
 
 static char cache_dir[] = "/tmp/anygpu-test-translate-XXXXXX";
 
-/* Runs kernel k of ptx on one block of nthreads threads; its only
+/* Runs kernel k of ptx on nblocks blocks of nthreads threads; its only
  * parameter is the address of out.  The launch's status, with its message
  * in msg. */
-static int run_status(const char *ptx, const char *k, unsigned nthreads, void *out,
-		      char *msg, size_t msglen)
+static int run_status(const char *ptx, const char *k, unsigned nblocks, unsigned nthreads,
+		      void *out, char *msg, size_t msglen)
 {
 	struct ptx_module *m;
 	struct ptx_error perr;
@@ -48,7 +48,8 @@ static int run_status(const char *ptx, const char *k, unsigned nthreads, void *o
 		;
 	assert_non_null(d->name);
 	memset(&env, 0, sizeof(env));
-	env.nctaid[0] = env.nctaid[1] = env.nctaid[2] = 1;
+	env.nctaid[0] = nblocks;
+	env.nctaid[1] = env.nctaid[2] = 1;
 	env.ntid[0] = nthreads;
 	env.ntid[1] = env.ntid[2] = 1;
 	env.params = (const unsigned char *)&out;
@@ -61,12 +62,18 @@ static int run_status(const char *ptx, const char *k, unsigned nthreads, void *o
 	return rc;
 }
 
-static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
+static void run_blocks(const char *ptx, const char *k, unsigned nblocks, unsigned nthreads,
+		       void *out)
 {
 	char msg[256];
 
-	if (run_status(ptx, k, nthreads, out, msg, sizeof(msg)))
+	if (run_status(ptx, k, nblocks, nthreads, out, msg, sizeof(msg)))
 		fail_msg("run: %s", msg);
+}
+
+static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
+{
+	run_blocks(ptx, k, 1, nthreads, out);
 }
 
 /* Translating ptx must fail with a message containing want. */
@@ -470,6 +477,59 @@ static void test_divergent_joins(void **state)
 	ptx_free(m);
 }
 
+/* A form of an access's addresses found once is kept while they cannot
+ * change (src/cpu/vector.c): through a register that only one
+ * instruction on no loop writes, for one block.  Here the loop's address
+ * is written once per turn, and is the lanes' own on the first turn and
+ * one for all on the second; the address after the loop is made once,
+ * and is the lanes' own in even blocks and one for all in odd ones.  Each
+ * form kept too long reads the wrong words. */
+static void test_forms_kept(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<12>;\n\t.reg .pred %p<4>;\n\t.reg .b64 %rd<12>;\n"
+		"\tactivemask.b32 %r10;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tmov.u32 %r2, 0;\n\tmov.u32 %r5, 0;\n\tmov.u32 %r7, 1;\n"
+		"$L:\n"
+		"\tsub.u32 %r3, %r7, %r2;\n"
+		"\tmul.lo.u32 %r4, %r1, %r3;\n"
+		"\tmul.wide.u32 %rd2, %r4, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tld.global.u32 %r6, [%rd3];\n"
+		"\tadd.u32 %r5, %r5, %r6;\n"
+		"\tadd.u32 %r2, %r2, 1;\n"
+		"\tsetp.lt.u32 %p1, %r2, 2;\n"
+		"\t@%p1 bra $L;\n"
+		"\tmov.u32 %r8, %ctaid.x;\n"
+		"\tand.b32 %r9, %r8, 1;\n"
+		"\txor.b32 %r9, %r9, 1;\n"
+		"\tmul.lo.u32 %r9, %r9, %r1;\n"
+		"\tmul.wide.u32 %rd4, %r9, 4;\n"
+		"\tadd.s64 %rd5, %rd1, %rd4;\n"
+		"\tld.global.u32 %r11, [%rd5];\n"
+		"\tmul.wide.u32 %rd6, %r8, 128;\n"
+		"\tadd.s64 %rd7, %rd1, %rd6;\n"
+		"\tmul.wide.u32 %rd8, %r1, 4;\n"
+		"\tadd.s64 %rd9, %rd7, %rd8;\n"
+		"\tst.global.u32 [%rd9+128], %r5;\n"
+		"\tst.global.u32 [%rd9+1152], %r11;\n"
+		"\tret;\n}\n";
+	uint32_t o[8 * 32 + 32 + 8 * 32] = { 0 }, l, b;
+
+	(void)state;
+	for (l = 0; l < 32; l++)
+		o[l] = 100 + l;
+	run_blocks(ptx, "k", 8, 32, o);
+	for (b = 0; b < 8; b++)
+		for (l = 0; l < 32; l++) {
+			assert_int_equal(o[32 + 32 * b + l], 200 + l);
+			assert_int_equal(o[288 + 32 * b + l], b % 2 ? 100 : 100 + l);
+		}
+}
+
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
  * after the join all 32 lanes run together again. */
 static void test_vote_divergent(void **state)
@@ -752,9 +812,9 @@ static void test_barrier_faults(void **state)
 	char msg[256];
 
 	(void)state;
-	assert_int_not_equal(run_status(deadlock, "k", 64, o, msg, sizeof(msg)), 0);
+	assert_int_not_equal(run_status(deadlock, "k", 1, 64, o, msg, sizeof(msg)), 0);
 	assert_non_null(strstr(msg, "barrier deadlock"));
-	assert_int_not_equal(run_status(count, "k", 64, o, msg, sizeof(msg)), 0);
+	assert_int_not_equal(run_status(count, "k", 1, 64, o, msg, sizeof(msg)), 0);
 	assert_non_null(strstr(msg, "not a nonzero multiple of 32"));
 }
 
@@ -814,6 +874,7 @@ int main(void)
 		cmocka_unit_test(test_constant_registers),
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_divergent_joins),
+		cmocka_unit_test(test_forms_kept),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
