@@ -297,7 +297,7 @@ static int emit_branch_pcs(struct tr *t, const struct ptx_insn *in, uint32_t to)
 static int emit_branch(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t to;
-	int loop;
+	int loop, uniform;
 
 	if (tr_branch_target(t, in, &to))
 		return -1;
@@ -314,13 +314,12 @@ static int emit_branch(struct tr *t, const struct ptx_insn *in)
 		return -1;
 	/* how many of the 32 lanes branch: all or none keeps the warp whole;
 	 * on a uniform predicate a whole warp's lane 0 tells */
-	if (tr_uniform_reg(t->uniform, in->guard))
-		sb_adds(&t->code, "\t\t{\n\t\tunsigned ag_n;\n\t\tl = 0;\n\t\tag_n = (");
-	else
-		sb_adds(&t->code, "\t\t{\n\t\tunsigned ag_n = 0;\n\t\tfor (l = 0; l < 32; l++) ag_n += (");
+	uniform = tr_uniform_reg(t->uniform, in->guard);
+	sb_adds(&t->code, uniform ? "\t\t{\n\t\tunsigned ag_n;\n\t\tl = 0;\n\t\tag_n = (" :
+		"\t\t{\n\t\tunsigned ag_n = 0;\n\t\tfor (l = 0; l < 32; l++) ag_n += (");
 	if (tr_guard(t, in, &t->code))
 		return -1;
-	sb_adds(&t->code, tr_uniform_reg(t->uniform, in->guard) ? ") ? 32 : 0;\n" : ") != 0;\n");
+	sb_adds(&t->code, uniform ? ") ? 32 : 0;\n" : ") != 0;\n");
 	emit_whole_jump(t, "ag_n == 32 && ", to);
 	if (loop && emit_branch_pcs(t, in, to))
 		return -1;
