@@ -10,11 +10,10 @@
  * wherever a read of it is defined (a read before the write is undefined
  * in PTX), so its reads can be the immediate itself (tr_src).
  *
- * Writes are counted conservatively: every register named in an
- * instruction's first operand (its destination in every PTX instruction
- * that writes registers, vectors and "%r|%p" pairs included) counts as
- * written.  A function with a register name declared twice in nested
- * scopes has no constants: one name would stand for two variables.
+ * Writes are the registers tr_dests finds (an instruction's first operand:
+ * vectors, "%r|%p" pairs and a call's results included).  A function
+ * with a register name declared twice in nested scopes has no constants:
+ * one name would stand for two variables.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,19 +43,6 @@ static void note_write(struct tr_consts *c, const char *name, const struct ptx_i
 	c->v[c->n++].def = in;
 }
 
-static void note_writes(struct tr_consts *c, const struct ptx_operand *o,
-			const struct ptx_insn *in)
-{
-	uint32_t i;
-
-	if (o->kind == PTX_OP_REG && o->name)
-		note_write(c, o->name, in);
-	for (i = 0; i < o->nelems; i++)
-		note_writes(c, &o->elems[i], in);
-	if (o->pair)
-		note_writes(c, o->pair, in);
-}
-
 /* The type of mov in, its one modifier, or PTX_T_NONE. */
 static enum ptx_type mov_type(const struct ptx_insn *in)
 {
@@ -84,9 +70,15 @@ struct tr_consts *tr_consts_scan(const struct ptx_func *fn)
 	c = xcalloc(1, sizeof(*c));
 	for (i = 0; i < fn->nbody; i++) {
 		const struct ptx_insn *in = tr_insn_at(fn, i);
+		const char *d[TR_MAX_DESTS];
+		uint32_t k, nd = tr_dests(in, d, TR_MAX_DESTS);
 
-		if (in && in->nops)
-			note_writes(c, &in->ops[0], in);
+		if (nd > TR_MAX_DESTS) {
+			tr_consts_free(c);
+			return NULL;
+		}
+		for (k = 0; k < nd; k++)
+			note_write(c, d[k], in);
 	}
 	if (c->n)
 		qsort(c->v, c->n, sizeof(*c->v), cmp_const);

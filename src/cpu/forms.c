@@ -175,30 +175,22 @@ static int join(struct form *to, struct form f)
 	return to->kind != old.kind || to->c != old.c;
 }
 
-/* Every register some instruction writes, each once, with no form yet. */
-static void collect(struct tr_forms *f, const struct ptx_func *fn)
+/* Every register some instruction writes, each once, with no form yet;
+ * -1 when they cannot all be known. */
+static int collect(struct tr_forms *f, const struct ptx_func *fn)
 {
-	uint32_t i, j, n = 0, cap = 16;
+	const char **names;
+	uint32_t i;
 
-	f->v = xcalloc(cap, sizeof(*f->v));
-	for (i = 0; i < fn->nbody; i++) {
-		const char *d[TR_MAX_DESTS];
-		uint32_t nd = tr_dests(tr_insn_at(fn, i), d, TR_MAX_DESTS);
-
-		for (j = 0; j < nd; j++) {
-			if (n == cap) {
-				cap *= 2;
-				f->v = xrealloc(f->v, cap * sizeof(*f->v));
-			}
-			f->v[n].name = d[j];
-			f->v[n++].f = none;
-		}
+	if (tr_written(fn, &names, &f->n))
+		return -1;
+	f->v = xcalloc(f->n + 1, sizeof(*f->v));
+	for (i = 0; i < f->n; i++) {
+		f->v[i].name = names[i];
+		f->v[i].f = none;
 	}
-	qsort(f->v, n, sizeof(*f->v), cmp_reg);
-	for (i = j = 0; i < n; i++)
-		if (!j || strcmp(f->v[j - 1].name, f->v[i].name))
-			f->v[j++] = f->v[i];
-	f->n = j;
+	free(names);
+	return 0;
 }
 
 struct tr_forms *tr_forms_scan(const struct ptx_func *fn)
@@ -207,7 +199,10 @@ struct tr_forms *tr_forms_scan(const struct ptx_func *fn)
 	uint32_t i, j;
 	int changed = 1;
 
-	collect(f, fn);
+	if (collect(f, fn)) {
+		tr_forms_free(f);
+		return NULL;
+	}
 	/* each register's form only rises (none, a multiple, any): it ends */
 	while (changed) {
 		changed = 0;

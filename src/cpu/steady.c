@@ -338,10 +338,12 @@ struct tr_steady *tr_steady_scan(struct tr *t, const struct ptx_insn *const *ins
 	if (!last || n > STEADY_MAX || strcmp(last->opcode, "bra") || last->nops != 1 ||
 	    last->ops[0].kind != PTX_OP_SYM || tr_label_bb(t, last->ops[0].name) != t->bb)
 		return NULL;
-	/* a call writes its results through a list tr_dests does not see */
-	for (i = 0; i < n; i++)
-		if (!strcmp(ins[i]->opcode, "call"))
+	for (i = 0; i < n; i++) {
+		const char *d[TR_MAX_DESTS];
+
+		if (tr_dests(ins[i], d, TR_MAX_DESTS) > TR_MAX_DESTS)
 			return NULL;
+	}
 	s = xcalloc(1, sizeof(*s));
 	s->t = t;
 	s->ins = xcalloc(n, sizeof(*s->ins));

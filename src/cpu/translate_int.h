@@ -218,11 +218,12 @@ void tr_steady_free(struct tr_steady *s);
 
 /* vector.c: runs of lane-local instructions, and their full-warp form;
  * whether instruction in (NULL: none) writes register reg, and the
- * registers it writes (up to max) */
+ * registers it writes (how many; the first max of them in v) */
 void tr_fuse(struct tr *t, int open);
 int tr_writes(const struct ptx_insn *in, const char *reg);
 #define TR_MAX_DESTS 8
 uint32_t tr_dests(const struct ptx_insn *in, const char **v, uint32_t max);
+int tr_written(const struct ptx_func *fn, const char ***names, uint32_t *count);
 struct tr_access {
 	uint32_t size;          /* bytes per lane */
 	int store;

@@ -48,12 +48,24 @@ struct tr_uniform {
 };
 
 /* The kernel's instructions as a graph (flow.c), with the instructions
- * on every path from each to the end. */
+ * on every path from each to the end, and what the passes to the fixed
+ * point look up again and again. */
 struct flow {
 	struct tr_flow g;
 	uint64_t *pdom;         /* per instruction, the set of those on every
 				 * path from it to the end (index n) */
 	uint32_t words;
+	uint32_t *first, *dest; /* instruction i writes names dest[first[i]]
+				 * up to dest[first[i + 1]] */
+	uint32_t **meet;        /* per divergent branch, once known: the names
+				 * that may differ where its targets meet,
+				 * ended by UINT32_MAX */
+	struct var {
+		const char *name;
+		uint32_t order;         /* the first declaration wins */
+		uint8_t own;            /* each thread has its own */
+	} *vars;                /* sorted by name */
+	uint32_t nvars;
 };
 
 /* Past this many instructions the post-dominator sets (n^2 bits) are not
@@ -72,36 +84,34 @@ static int64_t find(const struct tr_uniform *u, const char *name)
 	return p ? p - u->names : -1;
 }
 
-static void add_dests(const struct ptx_operand *o, const char ***v, uint32_t *n, uint32_t *cap)
+/* Which of u's names instruction i of f writes, for every i. */
+static void index_dests(const struct tr_uniform *u, struct flow *f)
 {
-	uint32_t i;
+	const char *d[TR_MAX_DESTS];
+	uint32_t i, k, nd, n = 0;
 
-	if (o->kind == PTX_OP_REG && o->name) {
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 64;
-			*v = xrealloc(*v, *cap * sizeof(**v));
-		}
-		(*v)[(*n)++] = o->name;
+	f->first = xcalloc(f->g.n + 1, sizeof(*f->first));
+	f->dest = xcalloc((size_t)f->g.n * TR_MAX_DESTS + 1, sizeof(*f->dest));
+	for (i = 0; i < f->g.n; i++) {
+		f->first[i] = n;
+		/* tr_written found them all, so nd <= TR_MAX_DESTS */
+		nd = tr_dests(f->g.ins[i], d, TR_MAX_DESTS);
+		for (k = 0; k < nd; k++)
+			f->dest[n++] = (uint32_t)find(u, d[k]);
 	}
-	for (i = 0; o->kind != PTX_OP_ADDR && i < o->nelems; i++)
-		add_dests(&o->elems[i], v, n, cap);
-	if (o->pair)
-		add_dests(o->pair, v, n, cap);
-}
-
-/* The registers in writes: every one named in its first operand, which
- * is where PTX puts destinations (a store's address is not one). */
-static uint32_t dests(const struct ptx_insn *in, const char ***v, uint32_t *cap)
-{
-	uint32_t n = 0;
-
-	if (in->nops)
-		add_dests(&in->ops[0], v, &n, cap);
-	return n;
+	f->first[f->g.n] = n;
 }
 
 static void flow_free(struct flow *f)
 {
+	uint32_t i;
+
+	for (i = 0; f->meet && i < f->g.n; i++)
+		free(f->meet[i]);
+	free(f->meet);
+	free(f->first);
+	free(f->dest);
+	free(f->vars);
 	tr_flow_free(&f->g);
 	free(f->pdom);
 }
@@ -213,35 +223,65 @@ static int uniform_sreg(const char *name)
 	return tr_in_list(names, sizeof(names) / sizeof(names[0]), name);
 }
 
-/* Whether name is declared in fn's body or the module as a variable each
- * thread has its own of (its address differs between lanes), or as a
- * register that is never written (its value is each lane's leftover). */
-static int own_variable(const struct ptx_module *m, const struct ptx_func *fn, const char *name)
+static int cmp_var(const void *a, const void *b)
 {
-	uint32_t i;
+	const struct var *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* The variables declared in fn's body and the module, the body's first:
+ * whether each thread has its own of each (its address differs between
+ * lanes), or it is a register that is never written (its value is each
+ * lane's leftover). */
+static void find_vars(struct flow *f, const struct ptx_module *m, const struct ptx_func *fn)
+{
+	uint32_t i, j, n = 0;
+
+	f->vars = xcalloc(fn->nbody + m->nvars + 1, sizeof(*f->vars));
 	for (i = 0; i < fn->nbody; i++) {
 		const struct ptx_var *v = &fn->body[i].u.decl;
 
-		if (fn->body[i].kind == PTX_STMT_DECL && v->name && !strcmp(v->name, name))
-			return v->space == PTX_SPACE_LOCAL || v->space == PTX_SPACE_PARAM ||
-				v->space == PTX_SPACE_REG;
+		if (fn->body[i].kind == PTX_STMT_DECL && v->name)
+			f->vars[n++] = (struct var){ v->name, i, v->space == PTX_SPACE_LOCAL ||
+				v->space == PTX_SPACE_PARAM || v->space == PTX_SPACE_REG };
 	}
 	for (i = 0; i < m->nvars; i++)
-		if (m->vars[i].name && !strcmp(m->vars[i].name, name))
-			return m->vars[i].space == PTX_SPACE_LOCAL;
-	return 0;
+		if (m->vars[i].name)
+			f->vars[n++] = (struct var){ m->vars[i].name, fn->nbody + i,
+				m->vars[i].space == PTX_SPACE_LOCAL };
+	if (n)
+		qsort(f->vars, n, sizeof(*f->vars), cmp_var);
+	for (i = j = 0; i < n; i++)
+		if (!j || strcmp(f->vars[j - 1].name, f->vars[i].name))
+			f->vars[j++] = f->vars[i];
+	f->nvars = j;
+}
+
+static int cmp_var_name(const void *a, const void *b)
+{
+	return strcmp(((const struct var *)a)->name, ((const struct var *)b)->name);
+}
+
+static int own_variable(const struct flow *f, const char *name)
+{
+	struct var key = { name, 0, 0 };
+	const struct var *v = f->nvars ?
+		bsearch(&key, f->vars, f->nvars, sizeof(*f->vars), cmp_var_name) : NULL;
+
+	return v && v->own;
 }
 
 /* Whether operand o may differ between lanes. */
-static int divergent_operand(const struct tr_uniform *u, const struct ptx_module *m,
-			     const struct ptx_func *fn, const struct ptx_operand *o)
+static int divergent_operand(const struct tr_uniform *u, const struct flow *f,
+			     const struct ptx_operand *o)
 {
 	uint32_t i;
 	int64_t k;
 
 	for (i = 0; i < o->nelems; i++)
-		if (divergent_operand(u, m, fn, &o->elems[i]))
+		if (divergent_operand(u, f, &o->elems[i]))
 			return 1;
 	if (!o->name || (o->kind != PTX_OP_REG && o->kind != PTX_OP_SYM && o->kind != PTX_OP_ADDR))
 		return 0;
@@ -249,7 +289,7 @@ static int divergent_operand(const struct tr_uniform *u, const struct ptx_module
 		return u->div[k];
 	if (o->name[0] == '%')          /* never written, or per lane */
 		return !uniform_sreg(o->name);
-	return own_variable(m, fn, o->name);
+	return own_variable(f, o->name);
 }
 
 /* ld.param of one of the kernel's own parameters. */
@@ -306,86 +346,83 @@ static void mark_reads(const struct tr_uniform *u, const struct ptx_insn *in, ui
 }
 
 /* One pass over the writes; whether it marked a register divergent. */
-static int spread_writes(struct tr_uniform *u, const struct ptx_module *m,
-			 const struct ptx_func *fn, const struct flow *f, const char ***v,
-			 uint32_t *cap)
+static int spread_writes(struct tr_uniform *u, const struct ptx_func *fn, const struct flow *f)
 {
-	uint32_t i, j, k, nd;
-	int changed = 0;
-
-	for (i = 0; i < f->g.n; i++) {
-		const struct ptx_insn *in = f->g.ins[i];
-		int div;
-
-		if (!(nd = dests(in, v, cap)))
-			continue;
-		div = !lane_pure(fn, in);
-		for (j = 1; !div && j < in->nops; j++)
-			div = divergent_operand(u, m, fn, &in->ops[j]);
-		if (!div && in->guard) {
-			struct ptx_operand g = { .kind = PTX_OP_REG, .name = in->guard };
-
-			div = divergent_operand(u, m, fn, &g);
-		}
-		for (k = 0; div && k < nd; k++) {
-			int64_t r = find(u, (*v)[k]);
-
-			if (r >= 0 && !u->div[r])
-				changed = u->div[r] = 1;
-		}
-	}
-	return changed;
-}
-
-/* One pass over the branches on divergent predicates: what is written
- * on the way from either target to where they meet for sure, and read
- * anywhere both lead. */
-static int spread_branches(struct tr_uniform *u, const struct ptx_module *m,
-			   const struct ptx_func *fn, const struct flow *f, const char ***v,
-			   uint32_t *cap)
-{
-	uint8_t *a = xcalloc(f->g.n + 1, 1), *b = xcalloc(f->g.n + 1, 1), *in_region = xcalloc(f->g.n + 1, 1);
-	uint8_t *wr = xcalloc(u->n + 1, 1), *rd = xcalloc(u->n + 1, 1);
-	uint32_t *stack = xcalloc(f->g.n + 1, sizeof(*stack)), i, j, k, nd;
+	uint32_t i, j, k;
 	int changed = 0;
 
 	for (i = 0; i < f->g.n; i++) {
 		const struct ptx_insn *in = f->g.ins[i];
 		struct ptx_operand g = { .kind = PTX_OP_REG, .name = in->guard };
+		int div;
 
-		if (f->g.jump[i] == UINT32_MAX || !in->guard || !divergent_operand(u, m, fn, &g))
+		if (f->first[i] == f->first[i + 1])
 			continue;
-		uint32_t join = join_of(f, i);
-
-		reach(f, f->g.jump[i], UINT32_MAX, 0, a, stack);
-		reach(f, i + 1, UINT32_MAX, 0, b, stack);
-		reach(f, f->g.jump[i], join, 0, in_region, stack);
-		reach(f, i + 1, join, 1, in_region, stack);
-		memset(wr, 0, u->n);
-		memset(rd, 0, u->n);
-		for (j = 0; j < f->g.n; j++) {
-			if (a[j] && b[j])
-				mark_reads(u, f->g.ins[j], rd);
-			if (!in_region[j])
-				continue;
-			nd = dests(f->g.ins[j], v, cap);
-			for (k = 0; k < nd; k++) {
-				int64_t x = find(u, (*v)[k]);
-
-				if (x >= 0)
-					wr[x] = 1;
-			}
-		}
-		for (k = 0; k < u->n; k++)
-			if (wr[k] && rd[k] && !u->div[k])
-				changed = u->div[k] = 1;
+		div = !lane_pure(fn, in);
+		for (j = 1; !div && j < in->nops; j++)
+			div = divergent_operand(u, f, &in->ops[j]);
+		if (!div && in->guard)
+			div = divergent_operand(u, f, &g);
+		for (k = f->first[i]; div && k < f->first[i + 1]; k++)
+			if (!u->div[f->dest[k]])
+				changed = u->div[f->dest[k]] = 1;
 	}
+	return changed;
+}
+
+/* The names written on the way from either target of branch i to where
+ * they meet for sure, and read anywhere both lead: what may differ
+ * between the two lane groups when they meet. */
+static uint32_t *meet_of(const struct tr_uniform *u, const struct flow *f, uint32_t i)
+{
+	uint8_t *a = xcalloc(f->g.n + 1, 1), *b = xcalloc(f->g.n + 1, 1), *in_region = xcalloc(f->g.n + 1, 1);
+	uint8_t *wr = xcalloc(u->n + 1, 1), *rd = xcalloc(u->n + 1, 1);
+	uint32_t *stack = xcalloc(f->g.n + 1, sizeof(*stack)), *r, j, k, n = 0;
+	uint32_t join = join_of(f, i);
+
+	reach(f, f->g.jump[i], UINT32_MAX, 0, a, stack);
+	reach(f, i + 1, UINT32_MAX, 0, b, stack);
+	reach(f, f->g.jump[i], join, 0, in_region, stack);
+	reach(f, i + 1, join, 1, in_region, stack);
+	for (j = 0; j < f->g.n; j++) {
+		if (a[j] && b[j])
+			mark_reads(u, f->g.ins[j], rd);
+		for (k = f->first[j]; in_region[j] && k < f->first[j + 1]; k++)
+			wr[f->dest[k]] = 1;
+	}
+	r = xcalloc(u->n + 1, sizeof(*r));
+	for (k = 0; k < u->n; k++)
+		if (wr[k] && rd[k])
+			r[n++] = k;
+	r[n] = UINT32_MAX;
 	free(a);
 	free(b);
 	free(in_region);
 	free(wr);
 	free(rd);
 	free(stack);
+	return r;
+}
+
+/* One pass over the branches on divergent predicates; whether it marked
+ * a register divergent. */
+static int spread_branches(struct tr_uniform *u, struct flow *f)
+{
+	uint32_t i;
+	const uint32_t *r;
+	int changed = 0;
+
+	for (i = 0; i < f->g.n; i++) {
+		struct ptx_operand g = { .kind = PTX_OP_REG, .name = f->g.ins[i]->guard };
+
+		if (f->g.jump[i] == UINT32_MAX || !g.name || !divergent_operand(u, f, &g))
+			continue;
+		if (!f->meet[i])
+			f->meet[i] = meet_of(u, f, i);
+		for (r = f->meet[i]; *r != UINT32_MAX; r++)
+			if (!u->div[*r])
+				changed = u->div[*r] = 1;
+	}
 	return changed;
 }
 
@@ -399,22 +436,17 @@ static int on_cycle(const struct flow *f, uint32_t i, uint8_t *seen, uint32_t *s
 
 /* The registers one instruction on no cycle writes: a thread writes them
  * once at most, and after that they keep their value to the end. */
-static void find_once(struct tr_uniform *u, const struct flow *f, const char ***v,
-		      uint32_t *cap)
+static void find_once(struct tr_uniform *u, const struct flow *f)
 {
 	uint32_t *writes = xcalloc(u->n + 1, sizeof(*writes)), *def = xcalloc(u->n + 1, sizeof(*def));
-	uint32_t *stack = xcalloc(f->g.n + 1, sizeof(*stack)), i, k, nd;
+	uint32_t *stack = xcalloc(f->g.n + 1, sizeof(*stack)), i, k;
 	uint8_t *seen = xcalloc(f->g.n + 1, 1);
 
-	for (i = 0; i < f->g.n; i++) {
-		nd = dests(f->g.ins[i], v, cap);
-		for (k = 0; k < nd; k++) {
-			int64_t x = find(u, (*v)[k]);
-
-			writes[x]++;
-			def[x] = i;
+	for (i = 0; i < f->g.n; i++)
+		for (k = f->first[i]; k < f->first[i + 1]; k++) {
+			writes[f->dest[k]]++;
+			def[f->dest[k]] = i;
 		}
-	}
 	u->once = xcalloc(u->n + 1, 1);
 	for (k = 0; k < u->n; k++)
 		u->once[k] = writes[k] == 1 && !on_cycle(f, def[k], seen, stack);
@@ -428,35 +460,26 @@ struct tr_uniform *tr_uniform_scan(const struct ptx_module *m, const struct ptx_
 {
 	struct tr_uniform *u;
 	struct flow f;
-	const char **v = NULL;
-	uint32_t i, j, n = 0, cap = 0;
 
 	if (!fn->is_entry || tr_redeclared(fn))
 		return NULL;
 	memset(&f, 0, sizeof(f));
 	if (tr_flow_build(fn, &f.g))
 		return NULL;
-	if (f.g.n > MAX_INSNS) {
+	u = xcalloc(1, sizeof(*u));
+	if (f.g.n > MAX_INSNS || tr_written(fn, &u->names, &u->n)) {
 		flow_free(&f);
+		tr_uniform_free(u);
 		return NULL;
 	}
 	post_dominators(&f);
-	u = xcalloc(1, sizeof(*u));
-	for (i = 0; i < f.g.n; i++)
-		if (f.g.ins[i]->nops)
-			add_dests(&f.g.ins[i]->ops[0], &u->names, &n, &cap);
-	if (n)
-		qsort(u->names, n, sizeof(*u->names), cmp_str);
-	for (i = j = 0; i < n; i++)
-		if (!j || strcmp(u->names[j - 1], u->names[i]))
-			u->names[j++] = u->names[i];
-	u->n = j;
+	index_dests(u, &f);
+	find_vars(&f, m, fn);
+	f.meet = xcalloc(f.g.n + 1, sizeof(*f.meet));
 	u->div = xcalloc(u->n + 1, 1);
-	cap = 0;
-	find_once(u, &f, &v, &cap);
-	while (spread_writes(u, m, fn, &f, &v, &cap) | spread_branches(u, m, fn, &f, &v, &cap))
+	find_once(u, &f);
+	while (spread_writes(u, fn, &f) | spread_branches(u, &f))
 		;
-	free(v);
 	flow_free(&f);
 	return u;
 }

@@ -196,22 +196,66 @@ static void emit_access(struct tr *t, struct strbuf *sb, const char *code, const
 	sb_adds(sb, "\t\t}\n\t\t}\n");
 }
 
-/* The registers instruction in (NULL: none) writes, up to max of them:
- * its first operand, with a second destination ("%r1|%p1") or the
- * elements of a vector. */
+static void put_dest(const struct ptx_operand *o, const char **v, uint32_t max, uint32_t *n)
+{
+	if (o->kind == PTX_OP_REG && o->name) {
+		if (*n < max)
+			v[*n] = o->name;
+		++*n;
+	}
+}
+
+/* The registers instruction in (NULL: none) writes: its first operand,
+ * which is where PTX puts destinations (a store's address is not one),
+ * with a second destination ("%r1|%p1"), the elements of a vector or a
+ * call's results.  Returns how many; v holds the first max of them, so
+ * a count over max means the caller cannot know them all. */
 uint32_t tr_dests(const struct ptx_insn *in, const char **v, uint32_t max)
 {
 	const struct ptx_operand *o = in && in->nops ? &in->ops[0] : NULL;
 	uint32_t i, n = 0;
 
-	if (o && o->kind == PTX_OP_REG && n < max)
-		v[n++] = o->name;
-	if (o && o->pair && o->pair->kind == PTX_OP_REG && n < max)
-		v[n++] = o->pair->name;
-	for (i = 0; o && o->kind == PTX_OP_VEC && i < o->nelems; i++)
-		if (o->elems[i].kind == PTX_OP_REG && n < max)
-			v[n++] = o->elems[i].name;
+	if (!o)
+		return 0;
+	put_dest(o, v, max, &n);
+	if (o->pair)
+		put_dest(o->pair, v, max, &n);
+	for (i = 0; (o->kind == PTX_OP_VEC || o->kind == PTX_OP_LIST) && i < o->nelems; i++)
+		put_dest(&o->elems[i], v, max, &n);
 	return n;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every register fn's instructions write, each once, sorted (*names,
+ * freed by the caller); -1 when one writes more than tr_dests can tell. */
+int tr_written(const struct ptx_func *fn, const char ***names, uint32_t *count)
+{
+	const char **v = NULL;
+	uint32_t i, j, nd, n = 0, cap = 0;
+
+	for (i = 0; i < fn->nbody; i++) {
+		if (n + TR_MAX_DESTS > cap) {
+			cap = 2 * cap + 64;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		if ((nd = tr_dests(tr_insn_at(fn, i), v + n, TR_MAX_DESTS)) > TR_MAX_DESTS) {
+			free(v);
+			return -1;
+		}
+		n += nd;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_name);
+	for (i = j = 0; i < n; i++)
+		if (!j || strcmp(v[j - 1], v[i]))
+			v[j++] = v[i];
+	*names = v;
+	*count = j;
+	return 0;
 }
 
 /* Whether instruction in (NULL: none) writes register reg. */
@@ -220,6 +264,8 @@ int tr_writes(const struct ptx_insn *in, const char *reg)
 	const char *v[TR_MAX_DESTS];
 	uint32_t i, n = tr_dests(in, v, TR_MAX_DESTS);
 
+	if (n > TR_MAX_DESTS)
+		return 1;
 	for (i = 0; i < n; i++)
 		if (!strcmp(v[i], reg))
 			return 1;
@@ -259,6 +305,8 @@ static int feeds(const struct ptx_insn *b, const struct ptx_insn *a)
 	const char *v[TR_MAX_DESTS];
 	uint32_t i, n = tr_dests(b, v, TR_MAX_DESTS);
 
+	if (n > TR_MAX_DESTS)
+		return 1;
 	for (i = 0; i < n; i++)
 		if (mentions(a, v[i], 0))
 			return 1;
@@ -318,7 +366,8 @@ static int hoistable(const struct tr *t, uint32_t k, const uint8_t *hoist)
 
 	if (s->own || s->addr_len || !pure(s->in))
 		return 0;
-	n = tr_dests(s->in, v, TR_MAX_DESTS);
+	if ((n = tr_dests(s->in, v, TR_MAX_DESTS)) > TR_MAX_DESTS)
+		return 0;
 	for (i = 0; i < n; i++)
 		if (mentions(s->in, v[i], 1))
 			return 0;
