@@ -12,7 +12,8 @@
  * is the second, but only where it pays: arithmetic stays together in one
  * loop, and each instruction that reaches memory through a pointer gets a
  * loop of its own, because a store through a pointer the compiler cannot
- * tell from the frame's rows keeps it from vectorizing the loop around it.
+ * tell from the frame's rows keeps it from vectorizing the loop around it;
+ * atomics that follow each other with arithmetic between share one.
  *
  * A load or store of a register address first computes the 32 addresses
  * and looks at them half a warp at a time.  When each half reaches
@@ -677,6 +678,29 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 }
 
 /* The run for a full warp: arithmetic in shared loops, memory in its own. */
+static int is_rmw(const struct tr_seg *s)
+{
+	return s->in && (!strcmp(s->in->opcode, "atom") || !strcmp(s->in->opcode, "red"));
+}
+
+/*
+ * Where the loop of atomic segs[i] ends: after the last atomic of those
+ * that follow it with only arithmetic between.  Read-modify-writes are
+ * one lane at a time whatever the loop, and a loop of each apart ran a
+ * shared-memory histogram's four increments per word at half the speed
+ * of one loop over all four (the order each lane's own come in is kept;
+ * the masked form interleaves the lanes the same way).
+ */
+static uint32_t rmw_end(const struct tr *t, uint32_t i)
+{
+	uint32_t j, last = i;
+
+	for (j = i + 1; j < t->nsegs && (!t->segs[j].own || is_rmw(&t->segs[j])); j++)
+		if (t->segs[j].own)
+			last = j;
+	return last + 1;
+}
+
 static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf *sb)
 {
 	uint32_t i, j, *src = xcalloc(t->nsegs + 1, sizeof(*src));
@@ -697,6 +721,8 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 
 		for (j = i + 1; !s->own && j < t->nsegs && !t->segs[j].own; j++)
 			;
+		if (is_rmw(s))
+			j = rmw_end(t, i);
 		to = j < t->nsegs ? t->segs[j].at : end;
 		if (s->addr_len)
 			emit_access(t, sb, code, s, to, src[i], src[i] == i);

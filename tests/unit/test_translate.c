@@ -76,6 +76,19 @@ static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
 	run_blocks(ptx, k, 1, nthreads, out);
 }
 
+/* The C that ptx translates to, into c. */
+static void translate_to(const char *ptx, struct strbuf *c)
+{
+	struct ptx_module *m;
+	struct ptx_error err;
+
+	if (ptx_parse(ptx, strlen(ptx), &m, &err))
+		fail_msg("parse: line %d: %s", err.line, err.msg);
+	if (ag_translate(m, c, &err))
+		fail_msg("translate: line %d: %s", err.line, err.msg);
+	ptx_free(m);
+}
+
 /* Translating ptx must fail with a message containing want. */
 static void refused(const char *ptx, const char *want)
 {
@@ -453,8 +466,6 @@ static void test_divergent_joins(void **state)
 		"\tst.global.u32 [%rd3+256], %r7;\n"
 		"\tret;\n}\n";
 	uint32_t o[96] = { 0 }, l;
-	struct ptx_module *m;
-	struct ptx_error err;
 	struct strbuf c = STRBUF_INIT;
 	const char *p;
 	int lane0 = 0;
@@ -468,13 +479,11 @@ static void test_divergent_joins(void **state)
 		assert_int_equal(o[32 + l], turns > 10 ? 0 : turns + 6);
 		assert_int_equal(o[64 + l], 4 * l);
 	}
-	assert_int_equal(ptx_parse(ptx, strlen(ptx), &m, &err), 0);
-	assert_int_equal(ag_translate(m, &c, &err), 0);
+	translate_to(ptx, &c);
 	for (p = c.buf; (p = strstr(p, "ag_n = (")); p++)
 		lane0++;
 	assert_int_equal(lane0, 1);
 	sb_free(&c);
-	ptx_free(m);
 }
 
 /* A form of an access's addresses found once is kept while they cannot
@@ -528,6 +537,52 @@ static void test_forms_kept(void **state)
 			assert_int_equal(o[32 + 32 * b + l], 200 + l);
 			assert_int_equal(o[288 + 32 * b + l], b % 2 ? 100 : 100 + l);
 		}
+}
+
+/* Atomics with only arithmetic between them share one loop over the
+ * lanes of a full warp (src/cpu/vector.c): each lane's come in its own
+ * order, with the value the first returned in hand for the second.  The
+ * 64 increments of one counter return each of 0..63 once, a lane's second
+ * more than its first. */
+static void test_atomic_chain(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.shared .align 4 .b8 s[4];\n"
+		"\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tst.shared.u32 [s], 0;\n"
+		"\tbar.sync 0;\n"
+		"\tatom.shared.add.u32 %r5, [s], 1;\n"
+		"\tadd.u32 %r6, %r5, 1;\n"
+		"\tatom.shared.add.u32 %r7, [s], 1;\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r5;\n"
+		"\tst.global.u32 [%rd3+128], %r7;\n"
+		"\tst.global.u32 [%rd3+256], %r6;\n"
+		"\tret;\n}\n";
+	uint32_t o[96] = { 0 }, l, seen = 0;
+	uint64_t got = 0;
+	struct strbuf c = STRBUF_INIT;
+	const char *a, *b;
+
+	(void)state;
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++) {
+		assert_true(o[l] < 64 && o[32 + l] < 64 && o[l] < o[32 + l]);
+		assert_int_equal(o[64 + l], o[l] + 1);
+		got |= 1ull << o[l] | 1ull << o[32 + l];
+	}
+	assert_true(got == ~0ull);
+	translate_to(ptx, &c);
+	assert_non_null(a = strstr(c.buf, ": atom */"));
+	assert_non_null(b = strstr(a + 1, ": atom */"));
+	for (; (a = strstr(a, "for (l = 0; l < 32; l++)")) && a < b; a++)
+		seen++;
+	assert_int_equal(seen, 0);
+	sb_free(&c);
 }
 
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
@@ -875,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_divergent_joins),
 		cmocka_unit_test(test_forms_kept),
+		cmocka_unit_test(test_atomic_chain),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
