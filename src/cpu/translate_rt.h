@@ -209,16 +209,19 @@ AG_INLINE int ag_halves_same(const void *row, size_t size)
 AG_INLINE int ag_wide_same(const void *row, int sign)
 {
 	const uint32_t *r = (const uint32_t *)row;
-	uint64_t bad = 0;
+	uint32_t bad = 0;
 	unsigned l;
 
+	/* in 32-bit lanes, which vectorize twice as wide: the wide difference
+	 * is the 32-bit one read as signed when the subtraction does not
+	 * overflow; signed, when x and h have unlike signs and d is unlike
+	 * x, it does; unsigned, when a borrow and d's sign disagree */
 	for (l = 0; l < 32; l++) {
-		uint32_t h = r[l / 16 * 16];
-		int64_t d = sign ? (int64_t)(int32_t)r[l] - (int32_t)h : (int64_t)r[l] - h;
+		uint32_t x = r[l], h = r[l / 16 * 16], d = x - h;
 
-		bad |= (uint64_t)(d - (int32_t)(r[l] - h));
+		bad |= sign ? (x ^ h) & (x ^ d) : d ^ (0u - (x < h));
 	}
-	return !bad;
+	return !(bad >> 31);
 }
 
 /* A stride prefetcher for one load or store of a warp, whose lanes reach
