@@ -231,8 +231,10 @@ AG_INLINE int ag_wide_same(const void *row, int sign)
  * to a page, do not follow), so the lines of AG_PREFETCH_TURNS strides on
  * are asked for now: one turn of a short loop body is far shorter than a
  * trip to memory (saxpy, 2 threads: 11.3 ms one stride ahead, 8.1 four
- * ahead, 10.6 eight ahead; a reduction 9.7, 6.2, 6.3). */
-#define AG_PREFETCH_TURNS 4
+ * ahead, 10.6 eight ahead; a reduction 9.7, 6.2, 6.3).  Since the turns
+ * got shorter: the reduction 5.3 four ahead, 4.8 eight ahead; saxpy,
+ * vecadd and a histogram the same within noise. */
+#define AG_PREFETCH_TURNS 8
 
 AG_INLINE void ag_prefetch_next(uintptr_t *seen, uintptr_t a, unsigned bytes, int write)
 {
