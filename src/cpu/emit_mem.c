@@ -118,8 +118,11 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 		};
 
 		tr_seg_access(t, a.buf, &ac);
-	} else
+	} else {
+		if (tr_addr_shared_by_lanes(t, o))
+			tr_seg_one_address(t);
 		sb_addf(&t->code, "unsigned char *p_ = %s;\n", a.buf);
+	}
 	if (tr_has(in, ".release"))
 		sb_adds(&t->code, "\t\t\t__atomic_thread_fence(__ATOMIC_RELEASE);\n");
 	for (k = 0; k < nv; k++)

@@ -17,7 +17,10 @@
  * values: blockIdx, blockDim, constants and parameters are uniform (so are
  * tid.y and tid.z, for blocks at least 16 wide), tid.x and laneid have c =
  * 1, and addition, subtraction, multiplication by a constant, shifts by a
- * constant and widenings keep the form.  It is computed over the whole
+ * constant and widenings keep the form.  A multiple other than the
+ * element size is a step between lanes (a thread owning a few consecutive
+ * elements: TR_FORM_STEP), which the fused run writes as a constant
+ * stride.  It is computed over the whole
  * function without regard to the order of instructions (a register's
  * writers are joined: they must agree on c), which suits loop counters
  * and pointers that move by a uniform stride.  Nothing is assumed about
@@ -223,15 +226,27 @@ struct tr_forms *tr_forms_scan(const struct ptx_func *fn)
 	return f;
 }
 
-enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size)
+/* Steps of more elements than this are no small group a thread owns
+ * (a column of a tile, where a gather in the fused loop ran slower than
+ * the split form's loop over the lanes). */
+#define FORM_MAX_STEP 8
+
+enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size,
+			    uint32_t *step)
 {
 	const struct form_reg *r = f && reg ? find(f, reg) : NULL;
 
+	*step = 0;
 	if (!r || r->f.kind != F_AFF)
 		return TR_FORM_UNKNOWN;
 	if (!r->f.c)
 		return TR_FORM_SAME;
-	return r->f.c == (int64_t)size ? TR_FORM_DENSE : TR_FORM_UNKNOWN;
+	if (r->f.c == (int64_t)size)
+		return TR_FORM_DENSE;
+	if (r->f.c < 0 || r->f.c > FORM_MAX_STEP * (int64_t)size)
+		return TR_FORM_UNKNOWN;
+	*step = (uint32_t)r->f.c;
+	return TR_FORM_STEP;
 }
 
 void tr_forms_free(struct tr_forms *f)

@@ -137,6 +137,7 @@ int tr_dst(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	   enum ptx_type ty, const char *expr);
 int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	    enum ptx_space space, struct strbuf *sb);
+int tr_addr_shared_by_lanes(const struct tr *t, const struct ptx_operand *o);
 int tr_row(uint64_t size);
 int tr_reg_lvalue(struct tr *t, const char *name, struct strbuf *sb);
 void tr_wrap(struct strbuf *e, const char *fn);     /* e = fn(e) */
@@ -172,10 +173,11 @@ void tr_ifconv_free(const struct ptx_module *orig, const struct ptx_module *conv
 
 /* forms.c: the form a lockstep access through register reg, of size
  * bytes per lane, is likely to take (vector.c tests it at run time) */
-enum tr_form { TR_FORM_UNKNOWN, TR_FORM_DENSE, TR_FORM_SAME };
+enum tr_form { TR_FORM_UNKNOWN, TR_FORM_DENSE, TR_FORM_SAME, TR_FORM_STEP };
 struct tr_forms;
 struct tr_forms *tr_forms_scan(const struct ptx_func *fn);
-enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size);
+enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t size,
+			    uint32_t *step);
 void tr_forms_free(struct tr_forms *f);
 
 /* flow.c: a function's instructions and their successors (UINT32_MAX:
@@ -233,6 +235,7 @@ struct tr_access {
 };
 void tr_seg(struct tr *t, const struct ptx_insn *in, int own);
 void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac);
+void tr_seg_one_address(struct tr *t);
 void tr_segs_free(struct tr *t);
 int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb);
 

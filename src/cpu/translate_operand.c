@@ -362,6 +362,21 @@ int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 	return 0;
 }
 
+/* Whether address operand o is the same in every lane: a number, or a
+ * variable or kernel parameter plus one (not a register, nor a thread's
+ * own local memory or function parameters). */
+int tr_addr_shared_by_lanes(const struct tr *t, const struct ptx_operand *o)
+{
+	const struct tr_sym *s = o->kind == PTX_OP_ADDR && o->name ? tr_lookup(t, o->name) : NULL;
+
+	if (o->kind != PTX_OP_ADDR)
+		return 0;
+	if (!o->name)
+		return 1;
+	return s && (s->kind == TK_GVAR || s->kind == TK_SHARED || s->kind == TK_DYNSHARED ||
+		     s->kind == TK_EPARAM);
+}
+
 /* The guard predicate of lane l. */
 int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb)
 {

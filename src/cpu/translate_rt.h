@@ -137,9 +137,11 @@ AG_INLINE int ag_all(const uint8_t *m)
 /* How the 32 lanes' addresses a[] of an access of s bytes each meet
  * memory, half a warp at a time (a vector of 16 floats; 16 is also the
  * width of the common 16 x 16 blocks): AG_DENSE when each half reaches
- * consecutive elements, AG_SAME when each half reaches one address, else
- * AG_SCATTERED (vector.c). */
-enum { AG_SCATTERED, AG_DENSE, AG_SAME };
+ * consecutive elements, AG_SAME when each half reaches one address,
+ * AG_STEP when each half's lanes are step bytes apart (a step the
+ * translator guessed, 0: none; a thread that owns a few consecutive
+ * elements), else AG_SCATTERED (vector.c). */
+enum { AG_SCATTERED, AG_DENSE, AG_SAME, AG_STEP };
 
 typedef uintptr_t ag_addr4 __attribute__((vector_size(4 * sizeof(uintptr_t))));
 typedef uintptr_t ag_addr2 __attribute__((vector_size(2 * sizeof(uintptr_t))));
@@ -159,11 +161,11 @@ AG_INLINE uintptr_t ag_or4(ag_addr4 v)
  * scalar code, and it runs before every such access.  Four addresses to a
  * vector, as wide as the stores that wrote a (with 256-bit vectors
  * preferred, a 512-bit load of two 256-bit stores waits for both to reach
- * the cache). */
-AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
+ * the cache).  With step 0, a constant, the compiler drops its test. */
+AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s, uintptr_t step)
 {
 	const ag_addr4 lane = { 0, 1, 2, 3 };
-	ag_addr4 v[8], d = { 0 }, u = { 0 };
+	ag_addr4 v[8], d = { 0 }, u = { 0 }, e = { 0 };
 	unsigned k;
 
 	memcpy(v, a, sizeof(v));
@@ -172,8 +174,13 @@ AG_INLINE int ag_coalesce(const uintptr_t *a, uintptr_t s)
 
 		d |= v[k] ^ (base + (lane + k % 4 * 4) * s);
 		u |= v[k] ^ base;
+		e |= v[k] ^ (base + (lane + k % 4 * 4) * step);
 	}
-	return !ag_or4(d) ? AG_DENSE : !ag_or4(u) ? AG_SAME : AG_SCATTERED;
+	if (!ag_or4(d))
+		return AG_DENSE;
+	if (!ag_or4(u))
+		return AG_SAME;
+	return step && !ag_or4(e) ? AG_STEP : AG_SCATTERED;
 }
 
 /* Whether each half of a row of 32 lanes of size bytes holds one value

@@ -35,6 +35,7 @@ struct tr_seg {
 	size_t at;
 	const struct ptx_insn *in;
 	int own;                /* reaches memory: a loop of its own */
+	int one_addr;           /* reaches one address in every lane */
 	size_t addr_at;         /* the "unsigned char *p_ = ...;" line of a */
 	size_t addr_len;        /* load or store (0: none) */
 	struct tr_access ac;
@@ -102,6 +103,14 @@ void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac)
 		s->addr_len = t->code.len - s->addr_at;
 }
 
+/* The run's last instruction is a load or store of one address for all
+ * lanes (a kernel parameter, a variable): its code fits any loop. */
+void tr_seg_one_address(struct tr *t)
+{
+	if (!t->scalar && t->fused && t->nsegs)
+		t->segs[t->nsegs - 1].one_addr = 1;
+}
+
 /* Where the code of segs[i] ends: where the next one's starts. */
 static size_t seg_end(const struct tr *t, uint32_t i, size_t end)
 {
@@ -126,15 +135,32 @@ static int fixed_form(const struct tr *t, const struct tr_seg *s)
 	return s->site < 64 && s->ac.reg && tr_uniform_once(t->uniform, s->ac.reg);
 }
 
+/* The form guessed for the access segs[i] (forms.c), and its step
+ * between lanes (0 but for TR_FORM_STEP), which finding its form at run
+ * time tests too. */
+static enum tr_form guess(const struct tr *t, uint32_t i, uint32_t *step)
+{
+	return tr_forms_guess(t->forms, t->segs[i].ac.reg, t->segs[i].ac.size, step);
+}
+
+static uint32_t guessed_step(const struct tr *t, uint32_t i)
+{
+	uint32_t step;
+
+	guess(t, i, &step);
+	return step;
+}
+
 /* Whether the form of fixed access s is known: a C condition. */
 static void form_known(const struct tr_seg *s, char *cond, size_t size)
 {
 	snprintf(cond, size, "(w->fixed >> %u & 1)", s->site);
 }
 
-/* ag_c<c> = the form of fixed access s, found the first time only from
- * its addresses in ag_a (filled here unless fill is 0). */
-static void emit_fixed_form(const struct tr_seg *s, uint32_t c, int fill, struct strbuf *sb)
+/* ag_c<c> = the form of fixed access s (segs[c]), found the first time
+ * only from its addresses in ag_a (filled here unless fill is 0). */
+static void emit_fixed_form(const struct tr *t, const struct tr_seg *s, uint32_t c, int fill,
+			    struct strbuf *sb)
 {
 	char known[48];
 
@@ -143,9 +169,9 @@ static void emit_fixed_form(const struct tr_seg *s, uint32_t c, int fill, struct
 	if (fill)
 		sb_addf(sb, "\t\tuintptr_t ag_a[32];\n"
 			"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n", s->addr);
-	sb_addf(sb, "\t\tW->ag_form%u = ag_coalesce(ag_a, %u);\n"
+	sb_addf(sb, "\t\tW->ag_form%u = ag_coalesce(ag_a, %u, %u);\n"
 		"\t\tw->fixed |= (uint64_t)1 << %u;\n\t\t}\n\t\tag_c%u = W->ag_form%u;\n",
-		s->site, s->ac.size, s->site, c, s->site);
+		s->site, s->ac.size, guessed_step(t, c), s->site, c, s->site);
 }
 
 /* A load or store for the lanes of a full warp, in the form its
@@ -181,9 +207,10 @@ static void emit_access(struct tr *t, struct strbuf *sb, const char *code, const
 		/* after the rows, which stay 32-byte aligned in every warp's frame */
 		sb_addf(&t->kept, "\tint ag_form%u%s;\n", s->site,
 			t->kept.len ? "" : " __attribute__((aligned(32)))");
-		emit_fixed_form(s, c, 0, sb);
+		emit_fixed_form(t, s, c, 0, sb);
 	} else if (first) {
-		sb_addf(sb, "\t\tag_c%u = ag_coalesce(ag_a, %u);\n", c, size);
+		sb_addf(sb, "\t\tag_c%u = ag_coalesce(ag_a, %u, %u);\n", c, size,
+			guessed_step(t, c));
 	}
 	sb_addf(sb, "\t\tswitch (ag_c%u) {\n", c);
 	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
@@ -442,7 +469,7 @@ static int fusable(const struct tr *t, uint8_t *hoist)
 	for (i = 0; i < t->nsegs; i++) {
 		const struct tr_seg *s = &t->segs[i];
 
-		if (!s->own)
+		if (!s->own || s->one_addr)
 			continue;
 		if (!s->addr_len || !s->ac.reg || !s->in ||
 		    (strcmp(s->in->opcode, "ld") && strcmp(s->in->opcode, "st")))
@@ -455,17 +482,12 @@ static int fusable(const struct tr *t, uint8_t *hoist)
 	return n > 0;
 }
 
-/* The form guessed for the access segs[i] (forms.c), and what the fused
- * form asks of its run-time form for each guess. */
-static enum tr_form guess(const struct tr *t, uint32_t i)
-{
-	return tr_forms_guess(t->forms, t->segs[i].ac.reg, t->segs[i].ac.size);
-}
-
+/* What the fused form asks of its run-time form for each guess. */
 static const char *const form_test[] = {
 	[TR_FORM_UNKNOWN] = "!= AG_SCATTERED",
 	[TR_FORM_DENSE] = "== AG_DENSE",
 	[TR_FORM_SAME] = "== AG_SAME",
+	[TR_FORM_STEP] = "== AG_STEP",
 };
 
 /* The fused loop's body: the run (but its hoisted instructions, unless
@@ -474,7 +496,7 @@ static const char *const form_test[] = {
 static void fused_body(const struct tr *t, const char *code, size_t end, const uint32_t *src,
 		       const uint8_t *hoist, int all, struct strbuf *sb)
 {
-	uint32_t i;
+	uint32_t i, step;
 
 	for (i = 0; i < t->nsegs; i++) {
 		const struct tr_seg *s = &t->segs[i];
@@ -487,9 +509,12 @@ static void fused_body(const struct tr *t, const char *code, size_t end, const u
 			continue;
 		}
 		sb_add(sb, code + s->at, s->addr_at - s->at);
-		switch (guess(t, src[i])) {
+		switch (guess(t, src[i], &step)) {
 		case TR_FORM_DENSE:
 			sb_addf(sb, "unsigned char *p_ = ag_p%u + (l - ag_h) * %u;\n", i, s->ac.size);
+			break;
+		case TR_FORM_STEP:
+			sb_addf(sb, "unsigned char *p_ = ag_p%u + (l - ag_h) * %u;\n", i, step);
 			break;
 		case TR_FORM_SAME:
 			sb_addf(sb, "unsigned char *p_ = ag_p%u;\n", i);
@@ -555,7 +580,7 @@ static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, const st
 	char var[32], cond[32] = "";
 
 	if (fixed_form(t, s)) {
-		emit_fixed_form(s, i, 1, sb);
+		emit_fixed_form(t, s, i, 1, sb);
 		return;
 	}
 	snprintf(var, sizeof(var), k->on ? "W->ag_form%u" : "ag_c%u", k->on ? s->site : i);
@@ -567,7 +592,8 @@ static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, const st
 	}
 	sb_addf(sb, "\t\t%s{\n\t\tuintptr_t ag_a[32];\n"
 		"\t\tfor (l = 0; l < 32; l++) ag_a[l] = (uintptr_t)%s;\n"
-		"\t\t%s = ag_coalesce(ag_a, %u);\n", cond, s->addr, var, s->ac.size);
+		"\t\t%s = ag_coalesce(ag_a, %u, %u);\n", cond, s->addr, var, s->ac.size,
+		guessed_step(t, i));
 	if (k->tests.len || k->turn.len)
 		sb_addf(sb, "\t\tag_steady = ag_steady%s%s;\n", k->tests.buf ? k->tests.buf : "",
 			k->turn.buf ? k->turn.buf : "");
@@ -603,7 +629,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 {
 	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT, kept = STRBUF_INIT;
 	struct keep *k = xcalloc(t->nsegs + 1, sizeof(*k));
-	uint32_t i;
+	uint32_t i, step;
 	int all = 1;
 
 	for (i = 0; i < t->nsegs; i++) {
@@ -652,7 +678,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 	sb_adds(sb, "\t\tif (1");
 	for (i = 0; i < t->nsegs; i++)
 		if (t->segs[i].addr_len && src[i] == i)
-			sb_addf(sb, " && ag_c%u %s", i, form_test[guess(t, i)]);
+			sb_addf(sb, " && ag_c%u %s", i, form_test[guess(t, i, &step)]);
 	/* Each access's first address of the half in a local and a 64-bit
 	 * lane index: a guarded load GCC makes a masked vector load only from
 	 * an address it sees is affine in the lane, which a base read from an

@@ -10,8 +10,11 @@
  * stride of two elements), addresses made from an index the body loads
  * (not computed ahead), and, in PTX, addresses made from registers the
  * body moves on: before the move, after it, and one made anew after a
- * load through it.  Last, a load that branches skip, which becomes a
- * guarded load (src/cpu/ifconv.c).
+ * load through it.  A load that branches skip, which becomes a guarded
+ * load (src/cpu/ifconv.c).  Last, threads that own four consecutive
+ * elements each (lanes a step of 16 bytes apart), under a bound, with a
+ * shared value read at one address in the same run: the guess right (32
+ * wide blocks) and wrong (8 wide blocks of rows with gaps between).
  */
 #include "check.h"
 #include "floats.h"
@@ -115,6 +118,26 @@ __global__ void indexed(const int *idx, const float *in, float *out, int turns)
 	for (k = 0; k < turns; k++)
 		s += in[idx[k * N + i]];
 	out[i] = s;
+}
+
+/* out[i + k] = in[i + k] + add * (k + 1) for i + k < n, i the thread's
+ * first of four in rows pitch apart; in[i] gets its neighbour's too. */
+__global__ void chunks(const unsigned *in, unsigned *out, int n, int pitch)
+{
+	__shared__ unsigned add;
+	int i = (blockIdx.x * blockDim.y + threadIdx.y) * pitch + threadIdx.x * 4;
+	unsigned v[4];
+	int k;
+
+	if (threadIdx.x == 0 && threadIdx.y == 0)
+		add = blockIdx.x + 7;
+	__syncthreads();
+	for (k = 0; k < 4; k++)
+		v[k] = i + k < n ? in[i + k] : 0;
+	v[0] += __shfl_xor_sync(FULL, v[0], 1);
+	for (k = 0; k < 4; k++)
+		if (i + k < n)
+			out[i + k] = v[k] + add * (k + 1);
 }
 
 static void test_rows(dim3 block)
@@ -244,6 +267,41 @@ static void test_indexed()
 	CK(cudaFree(didx));
 }
 
+static void test_chunks(dim3 block, int pitch)
+{
+	const int blocks = 33, size = blocks * block.y * pitch, n = size - 37;
+	const unsigned untouched = 0xdeadbeefu;
+	std::vector<unsigned> in(size), out(size, untouched);
+	unsigned *din, *dout;
+	int b, y, x, k, bad = 0;
+
+	for (x = 0; x < size; x++)
+		in[x] = (unsigned)x * 2654435761u;
+	CK(cudaMalloc(&din, size * sizeof(unsigned)));
+	CK(cudaMalloc(&dout, size * sizeof(unsigned)));
+	CK(cudaMemcpy(din, in.data(), size * sizeof(unsigned), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(dout, out.data(), size * sizeof(unsigned), cudaMemcpyHostToDevice));
+	chunks<<<blocks, block>>>(din, dout, n, pitch);
+	CK(cudaDeviceSynchronize());
+	CK(cudaMemcpy(out.data(), dout, size * sizeof(unsigned), cudaMemcpyDeviceToHost));
+	std::vector<unsigned> want(size, untouched);
+	for (b = 0; b < blocks; b++)
+		for (y = 0; y < (int)block.y; y++)
+			for (x = 0; x < (int)block.x; x++) {
+				int i = (b * block.y + y) * pitch + x * 4, j = i - x * 4 + (x ^ 1) * 4;
+
+				for (k = 0; k < 4 && i + k < n; k++)
+					want[i + k] = in[i + k] + (b + 7) * (k + 1) +
+						(k == 0 && j < n ? in[j] : 0);
+			}
+	for (x = 0; x < size; x++)
+		bad += !check(out[x] == want[x], "chunks %ux%u: out[%d] = %#x, want %#x", block.x,
+			      block.y, x, out[x], want[x]);
+	check(!bad, "chunks %ux%u: %d wrong", block.x, block.y, bad);
+	CK(cudaFree(din));
+	CK(cudaFree(dout));
+}
+
 int main()
 {
 	test_rows(dim3(16, 16));
@@ -255,5 +313,7 @@ int main()
 	test_turns("reused", reused, 1, 2);
 	test_indexed();
 	test_skips();
+	test_chunks(dim3(32, 1), 128);
+	test_chunks(dim3(8, 4), 40);
 	return verdict("fused_runs");
 }

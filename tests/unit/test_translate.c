@@ -585,6 +585,53 @@ static void test_atomic_chain(void **state)
 	sb_free(&c);
 }
 
+/* A thread that owns four consecutive words (lanes 16 bytes apart) and
+ * stores them under a bound, with a shared word read at one address in
+ * the same run: the run is one loop over each half warp's lanes written
+ * for that step (forms.c guesses it, vector.c tests it; without either,
+ * no fused loop), and the bound keeps the last two words. */
+static void test_step_form(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.shared .align 4 .b8 s[4];\n"
+		"\t.reg .b32 %r<12>;\n\t.reg .pred %p<5>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tst.shared.u32 [s], 5;\n"
+		"\tbar.sync 0;\n"
+		"\tld.shared.u32 %r2, [s];\n"
+		"\tshl.b32 %r3, %r1, 2;\n"
+		"\tsetp.ge.u32 %p1, %r3, 126;\n"
+		"\tadd.u32 %r4, %r3, 1;\n\tsetp.ge.u32 %p2, %r4, 126;\n"
+		"\tadd.u32 %r5, %r3, 2;\n\tsetp.ge.u32 %p3, %r5, 126;\n"
+		"\tadd.u32 %r6, %r3, 3;\n\tsetp.ge.u32 %p4, %r6, 126;\n"
+		"\tmul.wide.u32 %rd2, %r3, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tadd.u32 %r7, %r2, %r3;\n"
+		"\t@!%p1 st.global.u32 [%rd3], %r7;\n"
+		"\tadd.u32 %r7, %r7, 1;\n"
+		"\t@!%p2 st.global.u32 [%rd3+4], %r7;\n"
+		"\tadd.u32 %r7, %r7, 1;\n"
+		"\t@!%p3 st.global.u32 [%rd3+8], %r7;\n"
+		"\tadd.u32 %r7, %r7, 1;\n"
+		"\t@!%p4 st.global.u32 [%rd3+12], %r7;\n"
+		"\tret;\n}\n";
+	uint32_t o[128], j;
+	struct strbuf c = STRBUF_INIT;
+
+	(void)state;
+	for (j = 0; j < 128; j++)
+		o[j] = 1000;
+	run(ptx, "k", 32, o);
+	for (j = 0; j < 128; j++)
+		assert_int_equal(o[j], j < 126 ? 5 + j : 1000);
+	translate_to(ptx, &c);
+	assert_non_null(strstr(c.buf, "== AG_STEP) {"));
+	assert_non_null(strstr(c.buf, "(l - ag_h) * 16;"));
+	sb_free(&c);
+}
+
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
  * after the join all 32 lanes run together again. */
 static void test_vote_divergent(void **state)
@@ -931,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_divergent_joins),
 		cmocka_unit_test(test_forms_kept),
 		cmocka_unit_test(test_atomic_chain),
+		cmocka_unit_test(test_step_form),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
