@@ -20,11 +20,11 @@
  * constant and widenings keep the form.  A multiple other than the
  * element size is a step between lanes (a thread owning a few consecutive
  * elements: TR_FORM_STEP), which the fused run writes as a constant
- * stride.  It is computed over the whole
- * function without regard to the order of instructions (a register's
- * writers are joined: they must agree on c), which suits loop counters
- * and pointers that move by a uniform stride.  Nothing is assumed about
- * wrapping: where the guess is wrong, the run-time test says so.
+ * stride.  It is computed over the whole function without regard to the
+ * order of instructions (a register's writers are joined: they must agree
+ * on c), which suits loop counters and pointers that move by a uniform
+ * stride.  Nothing is assumed about wrapping: where the guess is wrong,
+ * the run-time test says so.
  */
 #include <stdlib.h>
 #include <string.h>
