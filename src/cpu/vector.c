@@ -614,9 +614,9 @@ static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, const st
  * memory.  The loop is written for the forms forms.c guesses, and entered
  * when the run-time forms are those; an access without a guess tests its
  * form inside the loop, a loop-invariant branch the compiler takes out
- * (for three such tests at most).  Lanes run the run in the order of the
- * masked loop, sixteen at a time (ivdep), as lane-local instructions
- * allow (see the top of this file).
+ * (for three such tests at most).  A turn of the loop runs a lane of each
+ * half, sixteen turns in all (ivdep), as lane-local instructions allow
+ * (see the top of this file).
  *
  * When every form of the run lasts from turn to turn (all), a turn that
  * keeps them needs the hoisted addresses of the halves' first lanes only:
@@ -629,7 +629,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 {
 	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT, kept = STRBUF_INIT;
 	struct keep *k = xcalloc(t->nsegs + 1, sizeof(*k));
-	uint32_t i, step;
+	uint32_t i, h, step;
 	int all = 1;
 
 	for (i = 0; i < t->nsegs; i++) {
@@ -682,17 +682,23 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 	/* Each access's first address of the half in a local and a 64-bit
 	 * lane index: a guarded load GCC makes a masked vector load only from
 	 * an address it sees is affine in the lane, which a base read from an
-	 * array in the loop, or an unsigned index that may wrap, hides. */
-	sb_adds(sb, ") {\n\t\tsize_t ag_h;\n\t\tfor (ag_h = 0; ag_h < 32; ag_h += 16) {\n");
-	for (i = 0; i < t->nsegs; i++)
-		if (t->segs[i].addr_len && !hoist[i])
-			sb_addf(sb, "\t\tunsigned char *ag_p%u = (unsigned char *)ag_b%u[ag_h / 16];\n",
-				i, i);
-	sb_adds(sb, "#pragma GCC ivdep\n" NO_UNROLL "\t\tfor (size_t l = ag_h; l < ag_h + 16; l++) {\n");
+	 * array in the loop, or an unsigned index that may wrap, hides.  One
+	 * turn runs a lane of each half: a sum the run carries through many
+	 * instructions (a tile's inner product) is then four chains of
+	 * vector adds, not two, which their latency held back. */
 	fused_body(t, code, end, src, hoist, all, &body);
 	scalarize(t, hoist, all, &body, &decl);
-	sb_addf(sb, "%s%s\t\t}\n\t\t}\n\t\t} else {\n", decl.buf ? decl.buf : "",
-		body.buf ? body.buf : "");
+	sb_adds(sb, ") {\n#pragma GCC ivdep\n" NO_UNROLL
+		"\t\tfor (size_t ag_j = 0; ag_j < 16; ag_j++) {\n");
+	for (h = 0; h < 32; h += 16) {
+		sb_addf(sb, "\t\t{\n\t\tconst size_t ag_h = %u, l = ag_j + %u;\n", h, h);
+		for (i = 0; i < t->nsegs; i++)
+			if (t->segs[i].addr_len && !hoist[i])
+				sb_addf(sb, "\t\tunsigned char *ag_p%u = (unsigned char *)ag_b%u[%u];\n",
+					i, i, h / 16);
+		sb_addf(sb, "%s%s\t\t}\n", decl.buf ? decl.buf : "", body.buf ? body.buf : "");
+	}
+	sb_adds(sb, "\t\t}\n\t\t} else {\n");
 	for (i = 0; i < t->nsegs; i++) {
 		sb_free(&k[i].tests);
 		sb_free(&k[i].turn);
