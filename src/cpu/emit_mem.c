@@ -114,7 +114,7 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 		 * memory's range */
 		const struct tr_access ac = {
 			nv * tr_size(ty), store, sp != PTX_SPACE_SHARED,
-			tr_size(r->type) == 8 || sp == PTX_SPACE_SHARED ? o->name : NULL,
+			tr_size(r->type) == 8 || sp == PTX_SPACE_SHARED ? o->name : NULL, o->i,
 		};
 
 		tr_seg_access(t, a.buf, &ac);

@@ -232,6 +232,7 @@ struct tr_access {
 	int prefetch;           /* worth asking for its next lines */
 	const char *reg;        /* the address register, if adding the
 				 * offset keeps lanes' differences */
+	int64_t off;            /* and that offset */
 };
 void tr_seg(struct tr *t, const struct ptx_insn *in, int own);
 void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac);

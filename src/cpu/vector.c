@@ -24,6 +24,7 @@
  * lanes' own addresses (a gather or a scatter).  Deciding at run time costs
  * a few vector compares and needs no proof that an address is affine.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,6 +604,30 @@ static void emit_form(struct tr *t, const struct tr_seg *s, uint32_t i, const st
 }
 
 /*
+ * The fused loop's local ag_p<i>: the first address of access segs[i] in
+ * the half warp from lane h.  One through the register of an access
+ * before it, whose form it takes (src), is that one's plus the difference
+ * of their offsets: the loop then keeps a pointer per register, not one
+ * per access (a tile's sixteen loads through two registers spilled them).
+ * For a 32-bit register of shared memory that assumes what sharing the
+ * form does, that adding the offsets wraps in no lane.
+ */
+static void emit_base(const struct tr *t, const uint32_t *src, uint32_t i, uint32_t h,
+		      struct strbuf *sb)
+{
+	const struct tr_seg *s = &t->segs[i];
+
+	if (!s->addr_len)
+		return;
+	if (src[i] == i)
+		sb_addf(sb, "\t\tunsigned char *ag_p%u = (unsigned char *)ag_b%u[%u];\n", i, i,
+			h / 16);
+	else
+		sb_addf(sb, "\t\tunsigned char *ag_p%u = ag_p%u + (%" PRId64 ");\n", i, src[i],
+			s->ac.off - t->segs[src[i]].ac.off);
+}
+
+/*
  * The fused form of a run for a full warp, tried before the split one.
  * The instructions that make the run's addresses run first, for all lanes
  * (hoist_addresses); then, when every access's addresses are dense or
@@ -664,13 +689,12 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 	for (i = 0; i < t->nsegs; i++) {
 		const struct tr_seg *s = &t->segs[i];
 
-		if (!s->addr_len)
+		if (!s->addr_len || src[i] != i)
 			continue;
 		sb_addf(sb, "\t\tuintptr_t ag_b%u[2];\n\t\tl = 0;\n\t\tag_b%u[0] = (uintptr_t)%s;\n"
 			"\t\tl = 16;\n\t\tag_b%u[1] = (uintptr_t)%s;\n", i, i, s->addr, i, s->addr);
-		if (src[i] == i)
-			emit_form(t, s, i, &k[i], sb);
-		if (src[i] == i && s->ac.prefetch)
+		emit_form(t, s, i, &k[i], sb);
+		if (s->ac.prefetch)
 			sb_addf(sb, "\t\tif (ag_c%u == AG_DENSE)\n\t\t\tag_prefetch_next(&w->seen[%u %% "
 				"AG_NSEEN], ag_b%u[0], %u, %d);\n", i, s->site, i, 32 * s->ac.size,
 				s->ac.store);
@@ -693,9 +717,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 	for (h = 0; h < 32; h += 16) {
 		sb_addf(sb, "\t\t{\n\t\tconst size_t ag_h = %u, l = ag_j + %u;\n", h, h);
 		for (i = 0; i < t->nsegs; i++)
-			if (t->segs[i].addr_len && !hoist[i])
-				sb_addf(sb, "\t\tunsigned char *ag_p%u = (unsigned char *)ag_b%u[%u];\n",
-					i, i, h / 16);
+			emit_base(t, src, i, h, sb);
 		sb_addf(sb, "%s%s\t\t}\n", decl.buf ? decl.buf : "", body.buf ? body.buf : "");
 	}
 	sb_adds(sb, "\t\t}\n\t\t} else {\n");

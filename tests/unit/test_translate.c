@@ -632,6 +632,59 @@ static void test_step_form(void **state)
 	sb_free(&c);
 }
 
+/* Loads through one register at several offsets, negative ones too, in
+ * global and shared memory: the fused loop makes each address from the
+ * first one's (vector.c, emit_base), and each lane still reads its own. */
+static void test_offset_bases(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.shared .align 4 .b8 s[160];\n"
+		"\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tmov.u32 %r2, s;\n"
+		"\tshl.b32 %r3, %r1, 2;\n"
+		"\tadd.u32 %r4, %r2, %r3;\n"
+		"\tmul.lo.u32 %r5, %r1, 3;\n"
+		"\tst.shared.u32 [%r4+16], %r5;\n"
+		"\tbar.sync 0;\n"
+		"\tactivemask.b32 %r15;\n"
+		"\tadd.u32 %r6, %r3, 128;\n"
+		"\tcvt.u64.u32 %rd2, %r6;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tld.global.u32 %r7, [%rd3+-4];\n"
+		"\tld.global.u32 %r8, [%rd3+8];\n"
+		"\tld.global.u32 %r9, [%rd3];\n"
+		"\tld.shared.u32 %r10, [%r4+20];\n"
+		"\tld.shared.u32 %r11, [%r4+12];\n"
+		"\tshl.b32 %r8, %r8, 1;\n\tshl.b32 %r9, %r9, 2;\n"
+		"\tshl.b32 %r10, %r10, 3;\n\tshl.b32 %r11, %r11, 4;\n"
+		"\tadd.u32 %r12, %r7, %r8;\n\tadd.u32 %r12, %r12, %r9;\n"
+		"\tadd.u32 %r12, %r12, %r10;\n\tadd.u32 %r12, %r12, %r11;\n"
+		"\tst.global.u32 [%rd3+512], %r12;\n"
+		"\tret;\n}\n";
+	uint32_t o[192], l;
+	struct strbuf c = STRBUF_INIT;
+
+	(void)state;
+	for (l = 0; l < 192; l++)
+		o[l] = 1000 + 7 * l;
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++) {
+		uint32_t g0 = 1000 + 7 * (l + 31), g1 = 1000 + 7 * (l + 34), g2 = 1000 + 7 * (l + 32);
+		uint32_t s1 = 3 * (l + 1), s0 = 3 * (l - 1);
+
+		if (l == 0 || l == 31)
+			continue;       /* s[0..15] and s[144..159] are never written */
+		assert_int_equal(o[160 + l], g0 + 2 * g1 + 4 * g2 + 8 * s1 + 16 * s0);
+	}
+	translate_to(ptx, &c);
+	assert_non_null(strstr(c.buf, " + (12);"));
+	assert_non_null(strstr(c.buf, " + (-8);"));
+	sb_free(&c);
+}
+
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
  * after the join all 32 lanes run together again. */
 static void test_vote_divergent(void **state)
@@ -979,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_forms_kept),
 		cmocka_unit_test(test_atomic_chain),
 		cmocka_unit_test(test_step_form),
+		cmocka_unit_test(test_offset_bases),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
