@@ -531,29 +531,29 @@ static void fused_body(const struct tr *t, const char *code, size_t end, const u
 }
 
 /*
- * The registers that live only inside the run (live.c) and that no
- * hoisted instruction writes (any: unless the body has those too) become
- * scalars of the fused loop's body: each lane's iteration makes them and
- * uses them up.  Stores to arrays that die with the loop are left for the
- * compiler to remove, which it does not; scalars it keeps in vector
- * registers.
+ * The registers that live only inside segs[from..to) (live.c) and that
+ * no hoisted instruction writes (hoist NULL: none is; any: unless the body
+ * has those too) become scalars of the loop's body, which is those
+ * instructions: each lane's iteration makes them and uses them up.
+ * Stores to arrays that die with the loop are left for the compiler to
+ * remove, which it does not; scalars it keeps in registers.
  */
-static void scalarize(struct tr *t, const uint8_t *hoist, int all, struct strbuf *body,
-		      struct strbuf *decl)
+static void scalarize(struct tr *t, uint32_t from, uint32_t to, const uint8_t *hoist, int all,
+		      struct strbuf *body, struct strbuf *decl)
 {
-	const struct ptx_insn **ins = xcalloc(t->nsegs + 1, sizeof(*ins));
+	const struct ptx_insn **ins = xcalloc(to - from + 1, sizeof(*ins));
 	const char **regs;
 	uint32_t i, k, n = 0, nregs;
 
-	for (i = 0; i < t->nsegs; i++)
+	for (i = from; i < to; i++)
 		if (t->segs[i].in)
 			ins[n++] = t->segs[i].in;
 	nregs = tr_live_run(t->live, ins, n, &regs);
 	for (i = 0; i < nregs; i++) {
-		for (k = 0; k < t->nsegs && (all || !hoist[k] ||
-					      !tr_writes(t->segs[k].in, regs[i])); k++)
+		for (k = from; k < to && (all || !hoist || !hoist[k] ||
+					  !tr_writes(t->segs[k].in, regs[i])); k++)
 			;
-		if (k == t->nsegs)
+		if (k == to)
 			tr_move_row(t, regs[i], body, decl, 0);
 	}
 	free(regs);
@@ -711,7 +711,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 	 * instructions (a tile's inner product) is then four chains of
 	 * vector adds, not two, which their latency held back. */
 	fused_body(t, code, end, src, hoist, all, &body);
-	scalarize(t, hoist, all, &body, &decl);
+	scalarize(t, 0, t->nsegs, hoist, all, &body, &decl);
 	sb_adds(sb, ") {\n#pragma GCC ivdep\n" NO_UNROLL
 		"\t\tfor (size_t ag_j = 0; ag_j < 16; ag_j++) {\n");
 	for (h = 0; h < 32; h += 16) {
@@ -755,6 +755,22 @@ static uint32_t rmw_end(const struct tr *t, uint32_t i)
 	return last + 1;
 }
 
+/* segs[i..j), ending at to in code, in one loop over the lanes: its
+ * registers that live only there scalars (in a chain of atomics, the
+ * values between them). */
+static void emit_lanes(struct tr *t, uint32_t i, uint32_t j, const char *code, size_t to,
+		       struct strbuf *sb)
+{
+	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT;
+
+	sb_add(&body, code + t->segs[i].at, to - t->segs[i].at);
+	scalarize(t, i, j, NULL, 0, &body, &decl);
+	sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%s%s\t\t}\n", decl.buf ? decl.buf : "",
+		body.buf);
+	sb_free(&body);
+	sb_free(&decl);
+}
+
 static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf *sb)
 {
 	uint32_t i, j, *src = xcalloc(t->nsegs + 1, sizeof(*src));
@@ -781,8 +797,7 @@ static void emit_full(struct tr *t, const char *code, size_t end, struct strbuf 
 		if (s->addr_len)
 			emit_access(t, sb, code, s, to, src[i], src[i] == i);
 		else
-			sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%.*s\t\t}\n",
-				(int)(to - s->at), code + s->at);
+			emit_lanes(t, i, j, code, to, sb);
 	}
 	if (fused)
 		sb_adds(sb, "\t\t}\n");
