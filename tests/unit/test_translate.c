@@ -89,6 +89,18 @@ static void translate_to(const char *ptx, struct strbuf *c)
 	ptx_free(m);
 }
 
+/* The C that ptx translates to holds each of the NULL-terminated want. */
+static void translates_with(const char *ptx, const char *const *want)
+{
+	struct strbuf c = STRBUF_INIT;
+
+	translate_to(ptx, &c);
+	for (; *want; want++)
+		if (!strstr(c.buf, *want))
+			fail_msg("no '%s' in the translation", *want);
+	sb_free(&c);
+}
+
 /* Translating ptx must fail with a message containing want. */
 static void refused(const char *ptx, const char *want)
 {
@@ -618,7 +630,6 @@ static void test_step_form(void **state)
 		"\t@!%p4 st.global.u32 [%rd3+12], %r7;\n"
 		"\tret;\n}\n";
 	uint32_t o[128], j;
-	struct strbuf c = STRBUF_INIT;
 
 	(void)state;
 	for (j = 0; j < 128; j++)
@@ -626,10 +637,7 @@ static void test_step_form(void **state)
 	run(ptx, "k", 32, o);
 	for (j = 0; j < 128; j++)
 		assert_int_equal(o[j], j < 126 ? 5 + j : 1000);
-	translate_to(ptx, &c);
-	assert_non_null(strstr(c.buf, "== AG_STEP) {"));
-	assert_non_null(strstr(c.buf, "(l - ag_h) * 16;"));
-	sb_free(&c);
+	translates_with(ptx, (const char *const[]){ "== AG_STEP) {", "(l - ag_h) * 16;", NULL });
 }
 
 /* Loads through one register at several offsets, negative ones too, in
@@ -665,7 +673,6 @@ static void test_offset_bases(void **state)
 		"\tst.global.u32 [%rd3+512], %r12;\n"
 		"\tret;\n}\n";
 	uint32_t o[192], l;
-	struct strbuf c = STRBUF_INIT;
 
 	(void)state;
 	for (l = 0; l < 192; l++)
@@ -679,10 +686,7 @@ static void test_offset_bases(void **state)
 			continue;       /* s[0..15] and s[144..159] are never written */
 		assert_int_equal(o[160 + l], g0 + 2 * g1 + 4 * g2 + 8 * s1 + 16 * s0);
 	}
-	translate_to(ptx, &c);
-	assert_non_null(strstr(c.buf, " + (12);"));
-	assert_non_null(strstr(c.buf, " + (-8);"));
-	sb_free(&c);
+	translates_with(ptx, (const char *const[]){ " + (12);", " + (-8);", NULL });
 }
 
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
