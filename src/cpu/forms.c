@@ -235,7 +235,10 @@ enum tr_form tr_forms_guess(const struct tr_forms *f, const char *reg, uint32_t 
 			    uint32_t *step)
 {
 	const struct form_reg *r = f && reg ? find(f, reg) : NULL;
+	uint32_t unused;
 
+	if (!step)
+		step = &unused;
 	*step = 0;
 	if (!r || r->f.kind != F_AFF)
 		return TR_FORM_UNKNOWN;

@@ -172,7 +172,8 @@ const struct ptx_module *tr_ifconv(const struct ptx_module *m);
 void tr_ifconv_free(const struct ptx_module *orig, const struct ptx_module *conv);
 
 /* forms.c: the form a lockstep access through register reg, of size
- * bytes per lane, is likely to take (vector.c tests it at run time) */
+ * bytes per lane, is likely to take (vector.c tests it at run time), and
+ * for TR_FORM_STEP its step (*step, unless step is NULL; else 0) */
 enum tr_form { TR_FORM_UNKNOWN, TR_FORM_DENSE, TR_FORM_SAME, TR_FORM_STEP };
 struct tr_forms;
 struct tr_forms *tr_forms_scan(const struct ptx_func *fn);

@@ -367,12 +367,13 @@ int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
  * own local memory or function parameters). */
 int tr_addr_shared_by_lanes(const struct tr *t, const struct ptx_operand *o)
 {
-	const struct tr_sym *s = o->kind == PTX_OP_ADDR && o->name ? tr_lookup(t, o->name) : NULL;
+	const struct tr_sym *s;
 
 	if (o->kind != PTX_OP_ADDR)
 		return 0;
 	if (!o->name)
 		return 1;
+	s = tr_lookup(t, o->name);
 	return s && (s->kind == TK_GVAR || s->kind == TK_SHARED || s->kind == TK_DYNSHARED ||
 		     s->kind == TK_EPARAM);
 }

@@ -1550,8 +1550,8 @@ AG_INLINE void ag_shfl_warp(int mode, const uint32_t *sv, uint32_t b, uint32_t c
 	uint32_t pad[96], bv = b & 31;
 	unsigned l;
 
-	/* the side the other mode reads stays unwritten: only the side a
-	 * mode may read out of range is cleared (a vector load reads it) */
+	/* the vector loads of up and down read past the copy on one side
+	 * each (lanes without a source discard it): clear only that side */
 	memset(mode == 1 ? pad + 64 : pad, 0, 32 * sizeof(*pad));
 	memcpy(pad + 32, sv, 32 * sizeof(*sv));
 	for (l = 0; l < 32; l++) {

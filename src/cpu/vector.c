@@ -137,8 +137,8 @@ static int fixed_form(const struct tr *t, const struct tr_seg *s)
 }
 
 /* The form guessed for the access segs[i] (forms.c), and its step
- * between lanes (0 but for TR_FORM_STEP), which finding its form at run
- * time tests too. */
+ * between lanes (NULL: not wanted; 0 but for TR_FORM_STEP), which finding
+ * its form at run time tests too. */
 static enum tr_form guess(const struct tr *t, uint32_t i, uint32_t *step)
 {
 	return tr_forms_guess(t->forms, t->segs[i].ac.reg, t->segs[i].ac.size, step);
@@ -532,8 +532,8 @@ static void fused_body(const struct tr *t, const char *code, size_t end, const u
 
 /*
  * The registers that live only inside segs[from..to) (live.c) and that
- * no hoisted instruction writes (hoist NULL: none is; any: unless the body
- * has those too) become scalars of the loop's body, which is those
+ * no hoisted instruction writes (any: unless the body has those too, all)
+ * become scalars of the loop's body, which is those
  * instructions: each lane's iteration makes them and uses them up.
  * Stores to arrays that die with the loop are left for the compiler to
  * remove, which it does not; scalars it keeps in registers.
@@ -550,7 +550,7 @@ static void scalarize(struct tr *t, uint32_t from, uint32_t to, const uint8_t *h
 			ins[n++] = t->segs[i].in;
 	nregs = tr_live_run(t->live, ins, n, &regs);
 	for (i = 0; i < nregs; i++) {
-		for (k = from; k < to && (all || !hoist || !hoist[k] ||
+		for (k = from; k < to && (all || !hoist[k] ||
 					  !tr_writes(t->segs[k].in, regs[i])); k++)
 			;
 		if (k == to)
@@ -654,7 +654,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 {
 	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT, kept = STRBUF_INIT;
 	struct keep *k = xcalloc(t->nsegs + 1, sizeof(*k));
-	uint32_t i, h, step;
+	uint32_t i, h;
 	int all = 1;
 
 	for (i = 0; i < t->nsegs; i++) {
@@ -702,7 +702,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 	sb_adds(sb, "\t\tif (1");
 	for (i = 0; i < t->nsegs; i++)
 		if (t->segs[i].addr_len && src[i] == i)
-			sb_addf(sb, " && ag_c%u %s", i, form_test[guess(t, i, &step)]);
+			sb_addf(sb, " && ag_c%u %s", i, form_test[guess(t, i, NULL)]);
 	/* Each access's first address of the half in a local and a 64-bit
 	 * lane index: a guarded load GCC makes a masked vector load only from
 	 * an address it sees is affine in the lane, which a base read from an
@@ -764,7 +764,7 @@ static void emit_lanes(struct tr *t, uint32_t i, uint32_t j, const char *code, s
 	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT;
 
 	sb_add(&body, code + t->segs[i].at, to - t->segs[i].at);
-	scalarize(t, i, j, NULL, 0, &body, &decl);
+	scalarize(t, i, j, NULL, 1, &body, &decl);
 	sb_addf(sb, "\t\tfor (l = 0; l < 32; l++) {\n%s%s\t\t}\n", decl.buf ? decl.buf : "",
 		body.buf);
 	sb_free(&body);
