@@ -16,15 +16,19 @@ static void uses_warp(struct tr *t)
 }
 
 /* A lane's results of shfl.sync: the value, and whether its source lane
- * lay in its segment when the instruction has a predicate destination. */
+ * lay in its segment when the instruction has a predicate destination
+ * that something reads (nvcc writes one for every __shfl_*_sync; a row
+ * of bytes written for nothing cost a warp scan 5%). */
 static int shfl_dst(struct tr *t, const struct ptx_insn *in, const char *value, const char *ok)
 {
+	const struct ptx_operand *p = in->ops[0].pair;
+
 	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, value))
 		return -1;
-	if (!in->ops[0].pair)
+	if (!p || (p->kind == PTX_OP_REG && p->name && !tr_read(t->fn, in, p->name)))
 		return 0;
 	sb_adds(&t->code, "\t\t\t");
-	return tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, ok);
+	return tr_dst(t, in, p, PTX_T_PRED, ok);
 }
 
 /* shfl.sync for a whole warp whose lanes give one b and one c (the

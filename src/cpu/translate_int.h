@@ -221,12 +221,14 @@ void tr_steady_free(struct tr_steady *s);
 
 /* vector.c: runs of lane-local instructions, and their full-warp form;
  * whether instruction in (NULL: none) writes register reg, and the
- * registers it writes (how many; the first max of them in v) */
+ * registers it writes (how many; the first max of them in v); whether
+ * a function reads a register */
 void tr_fuse(struct tr *t, int open);
 int tr_writes(const struct ptx_insn *in, const char *reg);
 #define TR_MAX_DESTS 8
 uint32_t tr_dests(const struct ptx_insn *in, const char **v, uint32_t max);
 int tr_written(const struct ptx_func *fn, const char ***names, uint32_t *count);
+int tr_read(const struct ptx_func *fn, const struct ptx_insn *self, const char *reg);
 struct tr_access {
 	uint32_t size;          /* bytes per lane */
 	int store;
@@ -238,6 +240,7 @@ struct tr_access {
 void tr_seg(struct tr *t, const struct ptx_insn *in, int own);
 void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac);
 void tr_seg_one_address(struct tr *t);
+void tr_seg_guard(struct tr *t, size_t at);
 void tr_segs_free(struct tr *t);
 int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb);
 

@@ -396,10 +396,14 @@ void tr_lanes_begin(struct tr *t, const struct ptx_insn *in)
 {
 	if (t->scalar || t->fused) {
 		sb_adds(&t->code, "\t\tif (");
-		if (in && in->guard)
+		if (in && in->guard) {
+			size_t at = t->code.len;
+
 			tr_guard(t, in, &t->code);
-		else
+			tr_seg_guard(t, at);
+		} else {
 			sb_adds(&t->code, "1");
+		}
 		sb_adds(&t->code, ") {\n\t\t\t");
 		return;
 	}

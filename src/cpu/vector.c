@@ -39,6 +39,8 @@ struct tr_seg {
 	int one_addr;           /* reaches one address in every lane */
 	size_t addr_at;         /* the "unsigned char *p_ = ...;" line of a */
 	size_t addr_len;        /* load or store (0: none) */
+	size_t guard_at;        /* its guard's condition in the code */
+	size_t guard_len;       /* (0: unguarded) */
 	struct tr_access ac;
 	unsigned site;          /* a number of its own in the function */
 	char *addr;             /* its address expression */
@@ -102,6 +104,18 @@ void tr_seg_access(struct tr *t, const char *addr, const struct tr_access *ac)
 	sb_addf(&t->code, "unsigned char *p_ = %s;\n", addr);
 	if (s)
 		s->addr_len = t->code.len - s->addr_at;
+}
+
+/* The run's last instruction wrote the condition of its guard from at to
+ * here: a fused loop that knows the guard holds in every lane drops it. */
+void tr_seg_guard(struct tr *t, size_t at)
+{
+	struct tr_seg *s = t->nsegs ? &t->segs[t->nsegs - 1] : NULL;
+
+	if (!t->scalar && t->fused && s && s->at <= at) {
+		s->guard_at = at;
+		s->guard_len = t->code.len - at;
+	}
 }
 
 /* The run's last instruction is a load or store of one address for all
@@ -328,6 +342,22 @@ static int mentions(const struct ptx_insn *in, const char *reg, uint32_t from)
 	return 0;
 }
 
+/* Whether any instruction of fn reads register reg, as far as names
+ * tell: one but self that mentions it anywhere, or self as a source or
+ * guard.  A name redeclared in a nested scope counts as read. */
+int tr_read(const struct ptx_func *fn, const struct ptx_insn *self, const char *reg)
+{
+	uint32_t i;
+
+	for (i = 0; i < fn->nbody; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+
+		if (in && mentions(in, reg, in == self ? 1 : 0))
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether instruction b writes a register instruction a mentions. */
 static int feeds(const struct ptx_insn *b, const struct ptx_insn *a)
 {
@@ -379,11 +409,20 @@ static int pure(const struct ptx_insn *in)
 	return in && tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
 }
 
+/* Whether instruction in reaches .param memory: a load of a parameter,
+ * which no lane writes but through st.param. */
+static int param_access(const struct ptx_insn *in, char op)
+{
+	return in && in->opcode[0] == op && !strcmp(in->opcode + 1, op == 'l' ? "d" : "t") &&
+	       tr_has(in, ".param");
+}
+
 /*
  * Whether segs[k] can run for all lanes before the run (hoist marks those
- * that do, before it): a pure instruction that is the run's first to
- * mention what it writes, and reads nothing an instruction before it that
- * stays writes.  The run's instructions then see the values they saw in
+ * that do, before it): a pure instruction, or a load of a parameter that
+ * no st.param before it may change, that is the run's first to mention
+ * what it writes, and reads nothing an instruction before it that stays
+ * writes.  The run's instructions then see the values they saw in
  * program order, and running the hoisted ones once more where they stand
  * (the split form, when the fused one cannot go) gives the same values.
  */
@@ -391,9 +430,10 @@ static int hoistable(const struct tr *t, uint32_t k, const uint8_t *hoist)
 {
 	const struct tr_seg *s = &t->segs[k];
 	const char *v[TR_MAX_DESTS];
+	int param = s->one_addr && param_access(s->in, 'l');
 	uint32_t i, j, n;
 
-	if (s->own || s->addr_len || !pure(s->in))
+	if (s->addr_len || (!param && (s->own || !pure(s->in))))
 		return 0;
 	if ((n = tr_dests(s->in, v, TR_MAX_DESTS)) > TR_MAX_DESTS)
 		return 0;
@@ -408,15 +448,33 @@ static int hoistable(const struct tr *t, uint32_t k, const uint8_t *hoist)
 				return 0;
 		if (in && !hoist[j] && feeds(in, s->in))
 			return 0;
+		if (param && param_access(in, 's'))
+			return 0;
 	}
 	return 1;
 }
 
 /*
+ * Whether the fused loop drops the guard of access segs[i], and is entered
+ * only when it holds in every lane: a guarded access a constant step
+ * apart is no masked vector load or store for GCC 12, but an unguarded
+ * run of them through one register (a thread's few consecutive elements)
+ * is vector loads and shuffles.
+ */
+static int unguarded(const struct tr *t, uint32_t i)
+{
+	const struct tr_seg *s = &t->segs[i];
+
+	return s->addr_len && s->guard_len && s->ac.reg &&
+	       tr_forms_guess(t->forms, s->ac.reg, s->ac.size, NULL) == TR_FORM_STEP;
+}
+
+/*
  * Which instructions compute the run's addresses (the registers its
- * accesses go through, and what those are made from, within the run) and
- * can run ahead of it (hoist): then every address is known when the run
- * starts.  0 when one of them cannot.
+ * accesses go through, and what those are made from, within the run),
+ * and the guards the fused loop drops (unguarded), and can run ahead of
+ * it (hoist): then every address is known when the run starts.  0 when
+ * one of them cannot.
  */
 static int hoist_addresses(const struct tr *t, uint8_t *hoist)
 {
@@ -437,6 +495,8 @@ static int hoist_addresses(const struct tr *t, uint8_t *hoist)
 			}
 		if (s->addr_len && s->ac.reg && n < cap)
 			need[n++] = s->ac.reg;
+		if (unguarded(t, k) && n < cap)
+			need[n++] = s->in->guard;
 		for (j = 0; needed && j < in->nops; j++)
 			if (in->ops[j].kind == PTX_OP_REG && j > 0 && n < cap)
 				need[n++] = in->ops[j].name;
@@ -509,7 +569,14 @@ static void fused_body(const struct tr *t, const char *code, size_t end, const u
 			sb_add(sb, code + s->at, to - s->at);
 			continue;
 		}
-		sb_add(sb, code + s->at, s->addr_at - s->at);
+		if (unguarded(t, i)) {
+			sb_add(sb, code + s->at, s->guard_at - s->at);
+			sb_adds(sb, "1");
+			sb_add(sb, code + s->guard_at + s->guard_len,
+			       s->addr_at - s->guard_at - s->guard_len);
+		} else {
+			sb_add(sb, code + s->at, s->addr_at - s->at);
+		}
 		switch (guess(t, src[i], &step)) {
 		case TR_FORM_DENSE:
 			sb_addf(sb, "unsigned char *p_ = ag_p%u + (l - ag_h) * %u;\n", i, s->ac.size);
@@ -653,6 +720,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 		       const uint8_t *hoist, struct strbuf *sb)
 {
 	struct strbuf body = STRBUF_INIT, decl = STRBUF_INIT, kept = STRBUF_INIT;
+	struct strbuf guards = STRBUF_INIT;
 	struct keep *k = xcalloc(t->nsegs + 1, sizeof(*k));
 	uint32_t i, h;
 	int all = 1;
@@ -677,9 +745,18 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 			sb_addf(&kept, " && ag_kt%u", i);
 		}
 	}
-	for (i = 0; i < t->nsegs; i++)
+	for (i = 0; i < t->nsegs; i++) {
+		const struct tr_seg *s = &t->segs[i];
+		uint32_t j;
+
 		if (hoist[i])
-			sb_add(&body, code + t->segs[i].at, seg_end(t, i, end) - t->segs[i].at);
+			sb_add(&body, code + s->at, seg_end(t, i, end) - s->at);
+		if (!unguarded(t, i))
+			continue;
+		sb_addf(&guards, " & (%.*s)", (int)s->guard_len, code + s->guard_at);
+		for (j = 0; j < i; j++)         /* its lanes' guards are made here */
+			all &= !(hoist[j] && tr_writes(t->segs[j].in, s->in->guard));
+	}
 	if (body.len && all)
 		sb_addf(sb, "\t\tif (1%s) {\n\t\tl = 0;\n\t\t{\n%s\t\t}\n\t\tl = 16;\n\t\t{\n%s\t\t}\n"
 			"\t\t} else\n", kept.buf, body.buf, body.buf);
@@ -699,7 +776,10 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 				"AG_NSEEN], ag_b%u[0], %u, %d);\n", i, s->site, i, 32 * s->ac.size,
 				s->ac.store);
 	}
-	sb_adds(sb, "\t\tif (1");
+	if (guards.len)
+		sb_addf(sb, "\t\tint ag_on = 1;\n\t\tfor (l = 0; l < 32; l++) ag_on &= 1%s;\n",
+			guards.buf);
+	sb_addf(sb, "\t\tif (%s", guards.len ? "ag_on" : "1");
 	for (i = 0; i < t->nsegs; i++)
 		if (t->segs[i].addr_len && src[i] == i)
 			sb_addf(sb, " && ag_c%u %s", i, form_test[guess(t, i, NULL)]);
@@ -727,6 +807,7 @@ static void emit_fused(struct tr *t, const char *code, size_t end, const uint32_
 	}
 	free(k);
 	sb_free(&kept);
+	sb_free(&guards);
 	sb_free(&body);
 	sb_free(&decl);
 }

@@ -14,7 +14,9 @@
  * load (src/cpu/ifconv.c).  Last, threads that own four consecutive
  * elements each (lanes a step of 16 bytes apart), under a bound, with a
  * shared value read at one address in the same run: the guess right (32
- * wide blocks) and wrong (8 wide blocks of rows with gaps between).
+ * wide blocks) and wrong (8 wide blocks of rows with gaps between); the
+ * loop for the guess drops the bound where every lane is inside it, and
+ * the last blocks, partly outside, take the split form.
  */
 #include "check.h"
 #include "floats.h"

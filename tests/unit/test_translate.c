@@ -89,8 +89,10 @@ static void translate_to(const char *ptx, struct strbuf *c)
 	ptx_free(m);
 }
 
-/* The C that ptx translates to holds each of the NULL-terminated want. */
-static void translates_with(const char *ptx, const char *const *want)
+/* The C that ptx translates to holds each of the NULL-terminated want
+ * and none of unwanted (NULL: no such list). */
+static void translates_with(const char *ptx, const char *const *want,
+			    const char *const *unwanted)
 {
 	struct strbuf c = STRBUF_INIT;
 
@@ -98,6 +100,9 @@ static void translates_with(const char *ptx, const char *const *want)
 	for (; *want; want++)
 		if (!strstr(c.buf, *want))
 			fail_msg("no '%s' in the translation", *want);
+	for (; unwanted && *unwanted; unwanted++)
+		if (strstr(c.buf, *unwanted))
+			fail_msg("'%s' in the translation", *unwanted);
 	sb_free(&c);
 }
 
@@ -368,6 +373,30 @@ static void test_shfl_segments(void **state)
 	}
 }
 
+/* __shfl_up_sync(~0, v, 1) as nvcc writes it, with a predicate that
+ * nothing reads: the translation writes only the value. */
+static void test_shfl_unread_predicate(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<4>;\n\t.reg .pred %p1;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %laneid;\n"
+		"\tshfl.sync.up.b32 %r2|%p1, %r1, 1, 0, -1;\n"
+		"\tmul.wide.u32 %rd2, %r1, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r2;\n"
+		"\tret;\n}\n";
+	uint32_t o[32] = { 0 }, l;
+
+	(void)state;
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++)
+		assert_int_equal(o[l], l ? l - 1 : 0);
+	translates_with(ptx, (const char *const[]){ "ag_shfl_warp(0, ", NULL },
+			(const char *const[]){ "(k_[l])", "(ok_)", NULL });
+}
+
 /* Registers whose one write is a mov of an immediate are read as that
  * immediate (src/cpu/consts.c): a shuffle's offset in a register, a float,
  * a 16-bit -1.  Registers that are also written elsewhere, by arithmetic
@@ -601,43 +630,52 @@ static void test_atomic_chain(void **state)
  * stores them under a bound, with a shared word read at one address in
  * the same run: the run is one loop over each half warp's lanes written
  * for that step (forms.c guesses it, vector.c tests it; without either,
- * no fused loop), and the bound keeps the last two words. */
+ * no fused loop) and without the guards, entered when they hold in every
+ * lane (a bound of 128); a bound of 126 keeps the last two words, in the
+ * split form. */
 static void test_step_form(void **state)
 {
-	static const char ptx[] = HEADER
+	static const char fmt[] = HEADER
 		".visible .entry k(.param .u64 out)\n{\n"
 		"\t.shared .align 4 .b8 s[4];\n"
-		"\t.reg .b32 %r<12>;\n\t.reg .pred %p<5>;\n\t.reg .b64 %rd<4>;\n"
-		"\tld.param.u64 %rd1, [out];\n"
-		"\tmov.u32 %r1, %tid.x;\n"
+		"\t.reg .b32 %%r<12>;\n\t.reg .pred %%p<5>;\n\t.reg .b64 %%rd<4>;\n"
+		"\tld.param.u64 %%rd1, [out];\n"
+		"\tmov.u32 %%r1, %%tid.x;\n"
 		"\tst.shared.u32 [s], 5;\n"
 		"\tbar.sync 0;\n"
-		"\tld.shared.u32 %r2, [s];\n"
-		"\tshl.b32 %r3, %r1, 2;\n"
-		"\tsetp.ge.u32 %p1, %r3, 126;\n"
-		"\tadd.u32 %r4, %r3, 1;\n\tsetp.ge.u32 %p2, %r4, 126;\n"
-		"\tadd.u32 %r5, %r3, 2;\n\tsetp.ge.u32 %p3, %r5, 126;\n"
-		"\tadd.u32 %r6, %r3, 3;\n\tsetp.ge.u32 %p4, %r6, 126;\n"
-		"\tmul.wide.u32 %rd2, %r3, 4;\n"
-		"\tadd.s64 %rd3, %rd1, %rd2;\n"
-		"\tadd.u32 %r7, %r2, %r3;\n"
-		"\t@!%p1 st.global.u32 [%rd3], %r7;\n"
-		"\tadd.u32 %r7, %r7, 1;\n"
-		"\t@!%p2 st.global.u32 [%rd3+4], %r7;\n"
-		"\tadd.u32 %r7, %r7, 1;\n"
-		"\t@!%p3 st.global.u32 [%rd3+8], %r7;\n"
-		"\tadd.u32 %r7, %r7, 1;\n"
-		"\t@!%p4 st.global.u32 [%rd3+12], %r7;\n"
+		"\tld.shared.u32 %%r2, [s];\n"
+		"\tshl.b32 %%r3, %%r1, 2;\n"
+		"\tsetp.ge.u32 %%p1, %%r3, %u;\n"
+		"\tadd.u32 %%r4, %%r3, 1;\n\tsetp.ge.u32 %%p2, %%r4, %u;\n"
+		"\tadd.u32 %%r5, %%r3, 2;\n\tsetp.ge.u32 %%p3, %%r5, %u;\n"
+		"\tadd.u32 %%r6, %%r3, 3;\n\tsetp.ge.u32 %%p4, %%r6, %u;\n"
+		"\tmul.wide.u32 %%rd2, %%r3, 4;\n"
+		"\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		"\tadd.u32 %%r7, %%r2, %%r3;\n"
+		"\t@!%%p1 st.global.u32 [%%rd3], %%r7;\n"
+		"\tadd.u32 %%r7, %%r7, 1;\n"
+		"\t@!%%p2 st.global.u32 [%%rd3+4], %%r7;\n"
+		"\tadd.u32 %%r7, %%r7, 1;\n"
+		"\t@!%%p3 st.global.u32 [%%rd3+8], %%r7;\n"
+		"\tadd.u32 %%r7, %%r7, 1;\n"
+		"\t@!%%p4 st.global.u32 [%%rd3+12], %%r7;\n"
 		"\tret;\n}\n";
-	uint32_t o[128], j;
+	static const unsigned bounds[] = { 126, 128 };
+	char ptx[sizeof(fmt) + 16];
+	uint32_t o[128], i, j, n;
 
 	(void)state;
-	for (j = 0; j < 128; j++)
-		o[j] = 1000;
-	run(ptx, "k", 32, o);
-	for (j = 0; j < 128; j++)
-		assert_int_equal(o[j], j < 126 ? 5 + j : 1000);
-	translates_with(ptx, (const char *const[]){ "== AG_STEP) {", "(l - ag_h) * 16;", NULL });
+	for (i = 0; i < 2; i++) {
+		n = bounds[i];
+		snprintf(ptx, sizeof(ptx), fmt, n, n, n, n);
+		for (j = 0; j < 128; j++)
+			o[j] = 1000;
+		run(ptx, "k", 32, o);
+		for (j = 0; j < 128; j++)
+			assert_int_equal(o[j], j < n ? 5 + j : 1000);
+	}
+	translates_with(ptx, (const char *const[]){ "if (ag_on && ", "== AG_STEP) {",
+						    "(l - ag_h) * 16;", NULL }, NULL);
 }
 
 /* Loads through one register at several offsets, negative ones too, in
@@ -686,7 +724,7 @@ static void test_offset_bases(void **state)
 			continue;       /* s[0..15] and s[144..159] are never written */
 		assert_int_equal(o[160 + l], g0 + 2 * g1 + 4 * g2 + 8 * s1 + 16 * s0);
 	}
-	translates_with(ptx, (const char *const[]){ " + (12);", " + (-8);", NULL });
+	translates_with(ptx, (const char *const[]){ " + (12);", " + (-8);", NULL }, NULL);
 }
 
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
@@ -1030,6 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_rounding_modes),
 		cmocka_unit_test(test_half),
 		cmocka_unit_test(test_shfl_segments),
+		cmocka_unit_test(test_shfl_unread_predicate),
 		cmocka_unit_test(test_constant_registers),
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_divergent_joins),
