@@ -409,12 +409,11 @@ static int pure(const struct ptx_insn *in)
 	return in && tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
 }
 
-/* Whether instruction in reaches .param memory: a load of a parameter,
+/* Whether instruction in is an opcode ("ld", "st") of .param memory,
  * which no lane writes but through st.param. */
-static int param_access(const struct ptx_insn *in, char op)
+static int param_access(const struct ptx_insn *in, const char *opcode)
 {
-	return in && in->opcode[0] == op && !strcmp(in->opcode + 1, op == 'l' ? "d" : "t") &&
-	       tr_has(in, ".param");
+	return in && !strcmp(in->opcode, opcode) && tr_has(in, ".param");
 }
 
 /*
@@ -430,7 +429,7 @@ static int hoistable(const struct tr *t, uint32_t k, const uint8_t *hoist)
 {
 	const struct tr_seg *s = &t->segs[k];
 	const char *v[TR_MAX_DESTS];
-	int param = s->one_addr && param_access(s->in, 'l');
+	int param = s->one_addr && param_access(s->in, "ld");
 	uint32_t i, j, n;
 
 	if (s->addr_len || (!param && (s->own || !pure(s->in))))
@@ -448,7 +447,7 @@ static int hoistable(const struct tr *t, uint32_t k, const uint8_t *hoist)
 				return 0;
 		if (in && !hoist[j] && feeds(in, s->in))
 			return 0;
-		if (param && param_access(in, 's'))
+		if (param && param_access(in, "st"))
 			return 0;
 	}
 	return 1;
@@ -518,7 +517,8 @@ static int hoist_addresses(const struct tr *t, uint8_t *hoist)
  * Whether the run can also be one loop over the lanes: each of its
  * accesses is a plain load or store through a register plus an offset
  * (tr_access.reg) that no instruction of the run before it writes, but
- * those that compute it ahead of the run (hoist_addresses).  Then every
+ * those that compute it ahead of the run (hoist_addresses), and so is the
+ * guard of one the loop drops.  Then every
  * address is known when the run starts, and so is its form.
  */
 static int fusable(const struct tr *t, uint8_t *hoist)
@@ -536,7 +536,8 @@ static int fusable(const struct tr *t, uint8_t *hoist)
 		    (strcmp(s->in->opcode, "ld") && strcmp(s->in->opcode, "st")))
 			return 0;
 		for (j = 0; j < i; j++)
-			if (!hoist[j] && tr_writes(t->segs[j].in, s->ac.reg))
+			if (!hoist[j] && (tr_writes(t->segs[j].in, s->ac.reg) ||
+					  (unguarded(t, i) && tr_writes(t->segs[j].in, s->in->guard))))
 				return 0;
 		n++;
 	}
