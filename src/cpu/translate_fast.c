@@ -603,6 +603,37 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		phases ? "\t\t\ttogether &= pc[k] == at;\n" : "");
 }
 
+/* Instructions whose vector forms do no more elements a cycle at twice
+ * the width: division, roots, approximations of transcendentals. */
+static const char *const slow_math[] = {
+	"div", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh",
+};
+
+/*
+ * Whether a lockstep kernel's run function asks for the widest vectors
+ * (AG_WIDE): its own loops compute in floating point, 8 instructions a
+ * turn or more, none of them slow_math.  A half warp's 16 floats are then
+ * one vector, and a tile's inner product half the instructions: tiled
+ * SGEMM 23.3 -> 19.5 ms one thread, where n-body (rsqrt) ran 24.5 ->
+ * 26.1 and a scan (integers, shuffles) 43.7 -> 50.3; the rest within 2%.
+ */
+int tr_lockstep_wide(const struct tr *t, uint32_t entry)
+{
+	const struct ptx_func *fn = &t->m->funcs[entry];
+	struct reach_use u = { 0 };
+	uint32_t i;
+
+	for (i = 0; i < fn->nbody; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+
+		if (in && tr_in_list(slow_math, sizeof(slow_math) / sizeof(slow_math[0]),
+				     in->opcode))
+			return 0;
+	}
+	note_func(t, entry, 1, &u);
+	return u.loop_math;
+}
+
 /* Floating-point instructions per load or store past which a kernel's
  * thread loop is bound by arithmetic, not memory: then vectors twice as
  * wide pay (Black-Scholes, 13 per access: 44 -> 28 ms one thread with

@@ -977,7 +977,7 @@ static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 	sb_addf(out, "/* %s %s */\nstruct ag_fr%u {\n\tstruct ag_lanes ln;\n%s%s};\n\n",
 		t->fn->is_entry ? ".entry" : ".func", t->fn->name, fidx,
 		t->frame.buf ? t->frame.buf : "", t->kept.buf ? t->kept.buf : "");
-	sb_addf(out, "AG_RUN_FN void ag_run%u(struct ag_warp *w, "
+	sb_addf(out, "AG_RUN_FN %svoid ag_run%u(struct ag_warp *w, "
 		"void *%sframe, unsigned char *const *a)\n{\n"
 		"\tstruct ag_fr%u *W = frame;\n"
 		"\tstruct ag_block *const b = w->b;\n"
@@ -986,7 +986,8 @@ static void emit_run(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\tuint8_t m[32];\n\tunsigned l;\n%s\n"
 		"\t(void)sh; (void)prm; (void)a;\n"
 		"\tfor (;;) {\n\tswitch (ag_pick(w, &W->ln, m)) {\n%s"
-		"\tdefault:\n%s\t\treturn;\n\t}\n%s\t}\n}\n\n", fidx,
+		"\tdefault:\n%s\t\treturn;\n\t}\n%s\t}\n}\n\n",
+		t->fn->is_entry && tr_lockstep_wide(t, fidx) ? "AG_WIDE " : "", fidx,
 		frame_qualifier(t, fidx), fidx, t->vars.buf ? t->vars.buf : "", t->code.buf,
 		/* lanes waiting at a barrier inside a device function: the warp
 		 * stops here until the barrier completes */

@@ -678,6 +678,47 @@ static void test_step_form(void **state)
 						    "(l - ag_h) * 16;", NULL }, NULL);
 }
 
+/* A lockstep kernel (it reads %laneid) whose loop adds floats asks for the
+ * widest vectors; with a reciprocal in the loop it does not. */
+static void test_lockstep_wide(void **state)
+{
+	static const char fmt[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %%r<4>;\n\t.reg .f32 %%f<4>;\n\t.reg .pred %%p1;\n"
+		"\t.reg .b64 %%rd<4>;\n"
+		"\tld.param.u64 %%rd1, [out];\n"
+		"\tmov.u32 %%r1, %%laneid;\n"
+		"\tmov.f32 %%f1, 0f00000000;\n"
+		"\tmov.u32 %%r2, 0;\n"
+		"L:\n"
+		"\tadd.f32 %%f1, %%f1, 0f3F800000;\n\tadd.f32 %%f1, %%f1, 0f3F800000;\n"
+		"\tadd.f32 %%f1, %%f1, 0f3F800000;\n\tadd.f32 %%f1, %%f1, 0f3F800000;\n"
+		"\tadd.f32 %%f1, %%f1, 0f3F800000;\n\tadd.f32 %%f1, %%f1, 0f3F800000;\n"
+		"\tadd.f32 %%f1, %%f1, 0f3F800000;\n\tadd.f32 %%f1, %%f1, 0f3F800000;\n"
+		"\t%s.f32 %%f1, %%f1;\n"
+		"\tadd.u32 %%r2, %%r2, 1;\n"
+		"\tsetp.lt.u32 %%p1, %%r2, 2;\n"
+		"\t@%%p1 bra L;\n"
+		"\tmul.wide.u32 %%rd2, %%r1, 4;\n"
+		"\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		"\tst.global.f32 [%%rd3], %%f1;\n"
+		"\tret;\n}\n";
+	const char *const wide[] = { "AG_WIDE void ag_run0", NULL };
+	char ptx[sizeof(fmt) + 16];
+	uint32_t o[32], l;
+
+	(void)state;
+	snprintf(ptx, sizeof(ptx), fmt, "abs");
+	run(ptx, "k", 32, o);
+	for (l = 0; l < 32; l++)
+		assert_int_equal(o[l], f32_bits(16.0f));
+	translates_with(ptx, wide, NULL);
+	snprintf(ptx, sizeof(ptx), fmt, "rcp.rn");
+	run(ptx, "k", 32, o);
+	assert_int_equal(o[0], f32_bits(1.0f / (8.0f + 1.0f / 8.0f)));
+	translates_with(ptx, (const char *const[]){ "void ag_run0", NULL }, wide);
+}
+
 /* Loads through one register at several offsets, negative ones too, in
  * global and shared memory: the fused loop makes each address from the
  * first one's (vector.c, emit_base), and each lane still reads its own. */
@@ -1075,6 +1116,7 @@ int main(void)
 		cmocka_unit_test(test_forms_kept),
 		cmocka_unit_test(test_atomic_chain),
 		cmocka_unit_test(test_step_form),
+		cmocka_unit_test(test_lockstep_wide),
 		cmocka_unit_test(test_offset_bases),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),
