@@ -119,8 +119,15 @@ static uint32_t loop_start(const struct ptx_func *fn, uint32_t i)
  * parameters. */
 struct loop_mix {
 	int global_loads;
+	int slow_math;          /* a division, root or transcendental */
 	uint32_t flops;
 	uint32_t accesses;
+};
+
+/* Instructions whose vector forms do no more elements a cycle at twice
+ * the width: division, roots, approximations of transcendentals. */
+static const char *const slow_math[] = {
+	"div", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh",
 };
 
 static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, struct loop_mix *x)
@@ -141,6 +148,8 @@ static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, stru
 			global &= !tr_in_list(other, sizeof(other) / sizeof(other[0]), in->mods[k]);
 			fl |= tr_in_list(floats, sizeof(floats) / sizeof(floats[0]), in->mods[k]);
 		}
+		x->slow_math |= tr_in_list(slow_math, sizeof(slow_math) / sizeof(slow_math[0]),
+					   in->opcode);
 		if (!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu"))
 			x->global_loads |= global;
 		else if (fl && !tr_in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode))
@@ -603,12 +612,6 @@ static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		phases ? "\t\t\ttogether &= pc[k] == at;\n" : "");
 }
 
-/* Instructions whose vector forms do no more elements a cycle at twice
- * the width: division, roots, approximations of transcendentals. */
-static const char *const slow_math[] = {
-	"div", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh",
-};
-
 /*
  * Whether a lockstep kernel's run function asks for the widest vectors
  * (AG_WIDE): its own loops compute in floating point, 8 instructions a
@@ -621,15 +624,13 @@ int tr_lockstep_wide(const struct tr *t, uint32_t entry)
 {
 	const struct ptx_func *fn = &t->m->funcs[entry];
 	struct reach_use u = { 0 };
-	uint32_t i;
+	struct loop_mix x;
 
-	for (i = 0; i < fn->nbody; i++) {
-		const struct ptx_insn *in = tr_insn_at(fn, i);
-
-		if (in && tr_in_list(slow_math, sizeof(slow_math) / sizeof(slow_math[0]),
-				     in->opcode))
-			return 0;
-	}
+	if (!fn->nbody)
+		return 0;
+	loop_mix(fn, 0, fn->nbody - 1, &x);
+	if (x.slow_math)
+		return 0;
 	note_func(t, entry, 1, &u);
 	return u.loop_math;
 }

@@ -529,15 +529,17 @@ static int fusable(const struct tr *t, uint8_t *hoist)
 		return 0;
 	for (i = 0; i < t->nsegs; i++) {
 		const struct tr_seg *s = &t->segs[i];
+		const char *guard;
 
 		if (!s->own || s->one_addr)
 			continue;
 		if (!s->addr_len || !s->ac.reg || !s->in ||
 		    (strcmp(s->in->opcode, "ld") && strcmp(s->in->opcode, "st")))
 			return 0;
+		guard = unguarded(t, i) ? s->in->guard : NULL;
 		for (j = 0; j < i; j++)
 			if (!hoist[j] && (tr_writes(t->segs[j].in, s->ac.reg) ||
-					  (unguarded(t, i) && tr_writes(t->segs[j].in, s->in->guard))))
+					  (guard && tr_writes(t->segs[j].in, guard))))
 				return 0;
 		n++;
 	}
