@@ -1,29 +1,69 @@
-#!/bin/sh
-# gpu-check.sh [BUILD_DIR] - what only a machine with an NVIDIA GPU can
-# check: builds anygpu (default build-gpu/), runs the cuda backend's unit
-# test, every CUDA test program on `--backend cuda`, then again through
-# `anygpu serve --backend cuda` on loopback, and `anygpu bench bandwidth`
-# and `latency` on the GPU and through the server; prints a summary.
+#!/usr/bin/env bash
+# gpu-check.sh [--prebuilt] [BUILD_DIR] - what only a machine with an
+# NVIDIA GPU can check: builds anygpu (default build-gpu/; --prebuilt uses
+# BUILD_DIR as it is, e.g. one built on another machine), runs the cuda
+# backend's unit test, every CUDA test program on `--backend cuda`, then
+# again through `anygpu serve --backend cuda` on loopback, and `anygpu
+# bench bandwidth` and `latency` on the GPU, through the server, and, as
+# the native reference, the same bench program on NVIDIA's own libcudart
+# when one is found (ANYGPU_NATIVE_CUDART names its folder); prints a
+# summary.  JOBS programs run at once (default: half the cores).
 # Exits 1 when a check failed, 2 when there is no NVIDIA driver.
 # docs/testing.md, "On a GPU machine".
-set -u
+set -u -o pipefail
 
+# --one LABEL NAME ANYGPU-RUN-OPTIONS...: one program of the suite, its
+# output in BUILD/gpu-check/LABEL.NAME.{out,err}, its exit status in .rc;
+# it passes when it exits 0 and prints a line starting with PASS (its
+# expect-stdout/stderr directives are not checked here).
+if [ "${1:-}" = --one ]; then
+	label=$2 name=$3
+	shift 3
+	out=$GPU_CHECK_BUILD/gpu-check/$label.$name
+	timeout 120 "$GPU_CHECK_BUILD/bin/anygpu" run "$@" -- \
+		"$GPU_CHECK_BUILD/tests/cuda/$name" >"$out.out" 2>"$out.err"
+	echo $? >"$out.rc"
+	exit 0
+fi
+
+prebuilt=0
+if [ "${1:-}" = --prebuilt ]; then
+	prebuilt=1
+	shift
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-gpu}
 logs=$build/gpu-check
 anygpu=$build/bin/anygpu
+jobs=${JOBS:-$(( ($(nproc) + 1) / 2 ))}
 
-if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 ' &&
-	! [ -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ]; then
+# The driver's library, where the loader or the usual mounts have it.
+driver=$(ldconfig -p 2>/dev/null | awk '$1 == "libcuda.so.1" { print $NF; exit }')
+for d in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
+	[ -n "$driver" ] && break
+	if [ -e "$d/libcuda.so.1" ]; then
+		driver=$d/libcuda.so.1
+		export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	fi
+done
+if [ -z "$driver" ]; then
 	echo "gpu-check: no NVIDIA driver here (libcuda.so.1 not found): run this on a GPU machine" >&2
 	exit 2
 fi
-command -v nvidia-smi >/dev/null && nvidia-smi -L
+echo "driver library: $driver"
+command -v nvidia-smi >/dev/null && nvidia-smi -L &&
+	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 
-echo "== build ($build)"
-if ! { cmake -S "$root" -B "$build" && cmake --build "$build" -j"$(nproc)"; } >"$build.log" 2>&1; then
-	tail -30 "$build.log"
-	echo "gpu-check: the build failed" >&2
+if [ $prebuilt = 0 ]; then
+	echo "== build ($build)"
+	if ! { cmake -S "$root" -B "$build" && cmake --build "$build" -j"$(nproc)"; } \
+		>"$build.log" 2>&1; then
+		tail -30 "$build.log"
+		echo "gpu-check: the build failed" >&2
+		exit 1
+	fi
+elif ! [ -x "$anygpu" ]; then
+	echo "gpu-check: --prebuilt, but $anygpu is not there" >&2
 	exit 1
 fi
 rm -rf "$logs" && mkdir -p "$logs"
@@ -33,18 +73,19 @@ summary=
 note() { summary="$summary$1
 "; }
 
-# run_suite LABEL ANYGPU-RUN-OPTIONS...: every tests/cuda program; one
-# passes when it exits 0 and prints a line starting with PASS (its
-# expect-stdout/stderr directives are not checked here).
+# run_suite LABEL ANYGPU-RUN-OPTIONS...: every tests/cuda program, JOBS
+# at a time, each by this script's --one.
 run_suite() {
 	label=$1
 	shift
+	for src in "$root"/tests/cuda/*.cu; do
+		basename "$src" .cu
+	done | GPU_CHECK_BUILD=$build xargs -P "$jobs" -I{} bash "$0" --one "$label" {} "$@"
 	pass=0 fail=0 failed=
 	for src in "$root"/tests/cuda/*.cu; do
 		name=$(basename "$src" .cu)
 		out=$logs/$label.$name
-		if "$anygpu" run "$@" -- "$build/tests/cuda/$name" >"$out.out" 2>"$out.err" &&
-			grep -q '^PASS' "$out.out"; then
+		if [ "$(cat "$out.rc")" = 0 ] && grep -q '^PASS' "$out.out"; then
 			pass=$((pass + 1))
 		else
 			fail=$((fail + 1))
@@ -59,13 +100,13 @@ run_suite() {
 }
 
 echo "== the cuda backend's unit test"
-if (cd "$build" && ctest -R server.cuda_backend --output-on-failure >"$logs/unit.log" 2>&1); then
+if "$build/bin/test_cuda_backend" >"$logs/unit.log" 2>&1; then
 	note "unit server.cuda_backend: passed"
 else
 	note "unit server.cuda_backend: FAILED ($logs/unit.log)"
 fi
 
-echo "== CUDA test programs on --backend cuda"
+echo "== CUDA test programs on --backend cuda ($jobs at a time)"
 run_suite cuda --backend cuda
 
 port=$(( 40000 + $$ % 20000 ))
@@ -84,22 +125,47 @@ until grep -q "listening on 127.0.0.1:$port" "$logs/serve.log"; do
 	sleep 0.1
 done
 
-echo "== CUDA test programs through the server"
-run_suite remote --server 127.0.0.1:$port
+echo "== CUDA test programs through the server ($jobs at a time)"
+run_suite remote --backend remote --server 127.0.0.1:$port
+
+# NVIDIA's libcudart.so.13, for the native reference: the bench program
+# asks only for CUDA's runtime API, so it runs on either library.
+native=${ANYGPU_NATIVE_CUDART:-}
+if [ -z "$native" ]; then
+	for f in /usr/local/cuda/lib64/libcudart.so.13 /usr/local/cuda/targets/x86_64-linux/lib/libcudart.so.13 \
+		/usr/local/cuda-13*/lib64/libcudart.so.13 \
+		$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia/cu13/lib/libcudart.so.13; do
+		if [ -e "$f" ]; then
+			native=$(dirname "$f")
+			break
+		fi
+	done
+fi
 
 for what in bandwidth latency; do
-	for where in "--backend cuda" "--server 127.0.0.1:$port"; do
-		sizes=
-		[ $what = bandwidth ] && sizes="--sizes 1M,64M,256M --reps 5"
+	sizes=
+	[ $what = bandwidth ] && sizes="--sizes 1M,64M,256M --reps 5"
+	for where in "--backend cuda" "--backend remote --server 127.0.0.1:$port"; do
 		echo "== anygpu bench $what $where"
 		# shellcheck disable=SC2086 # the options are words
-		if "$anygpu" bench $what $where $sizes | tee -a "$logs/bench.txt"; then
+		if "$anygpu" bench $what $where $sizes 2>&1 | tee -a "$logs/bench.txt"; then
 			note "bench $what $where: ran (figures in $logs/bench.txt)"
 		else
 			note "bench $what $where: FAILED"
 		fi
 	done
+	if [ -n "$native" ]; then
+		echo "== native: anygpu-bench $what on NVIDIA's libcudart ($native)" | tee -a "$logs/bench.txt"
+		# shellcheck disable=SC2086
+		if LD_LIBRARY_PATH="$native:${LD_LIBRARY_PATH:-}" "$build/libexec/anygpu-bench" $what $sizes \
+			2>&1 | tee -a "$logs/bench.txt"; then
+			note "bench $what native (NVIDIA's libcudart): ran"
+		else
+			note "bench $what native (NVIDIA's libcudart): FAILED"
+		fi
+	fi
 done
+[ -n "$native" ] || note "bench native: no NVIDIA libcudart.so.13 found (set ANYGPU_NATIVE_CUDART)"
 
 kill $serve
 wait $serve 2>/dev/null

@@ -33,7 +33,7 @@
 	X(cuInit) X(cuDriverGetVersion) X(cuGetErrorString) X(cuDeviceGetCount) \
 	X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDeviceGetAttribute) \
 	X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) \
-	X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc) \
+	X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuCtxSetLimit) X(cuMemGetInfo) X(cuMemAlloc) \
 	X(cuMemAllocManaged) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) \
 	X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8) \
 	X(cuMemsetD8Async) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) \
@@ -270,6 +270,13 @@ static cudaError_t cuda_synchronize(struct ag_backend *b)
 {
 	CTX(b);
 	return check(b, cu.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+/* cudaLimit and CUlimit number the limits alike. */
+static cudaError_t cuda_set_limit(struct ag_backend *b, enum cudaLimit limit, uint64_t value)
+{
+	CTX(b);
+	return check(b, cu.cuCtxSetLimit((CUlimit)limit, value), "cuCtxSetLimit");
 }
 
 static cudaError_t cuda_mem_alloc(struct ag_backend *b, uint64_t size, enum ag_mem_kind kind,
@@ -725,6 +732,7 @@ const struct ag_backend_ops ag_cuda_backend = {
 	.event_sync = cuda_event_sync,
 	.event_query = cuda_event_query,
 	.event_elapsed = cuda_event_elapsed,
+	.set_limit = cuda_set_limit,
 	.tex_create = cuda_tex_create,
 	.tex_destroy = cuda_tex_destroy,
 };

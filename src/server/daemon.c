@@ -310,6 +310,39 @@ static void serve_loop(struct daemon *d)
 	}
 }
 
+/* ops->probe() in a child process: the NVIDIA driver cannot be used in a
+ * process forked after it was initialised, and every worker is forked
+ * from this one, so the parent must never load it.  The count, or -1 when
+ * the child died, and the probe's message come back up a pipe. */
+static int probe_apart(const struct ag_backend_ops *ops, char *msg, size_t msglen)
+{
+	struct { int n; char msg[256]; } r = { -1, "" };
+	int p[2], status;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		r.n = ops->probe(r.msg, sizeof(r.msg));
+		_exit(write(p[1], &r, sizeof(r)) != (ssize_t)sizeof(r));
+	}
+	close(p[1]);
+	got = pid < 0 ? -1 : read(p[0], &r, sizeof(r));
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (got != (ssize_t)sizeof(r)) {
+		snprintf(msg, msglen, "the device probe failed (%s)",
+			 pid < 0 ? strerror(errno) : "its process died");
+		return -1;
+	}
+	snprintf(msg, msglen, "%s", r.msg);
+	return r.n;
+}
+
 int ag_serve(const struct ag_serve_cfg *cfg)
 {
 	struct daemon d = { .cfg = cfg };
@@ -321,7 +354,7 @@ int ag_serve(const struct ag_serve_cfg *cfg)
 		log_line("no backend named '%s' in this build", cfg->backend);
 		return 1;
 	}
-	if (d.ops->probe(msg, sizeof(msg)) <= cfg->device) {
+	if (probe_apart(d.ops, msg, sizeof(msg)) <= cfg->device) {
 		log_line("backend %s has no device %d%s%s", cfg->backend, cfg->device,
 		      msg[0] ? ": " : "", msg);
 		return 1;
