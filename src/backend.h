@@ -182,6 +182,15 @@ struct ag_backend_ops {
 	 * (only the cpu backend, and managed memory, have one). */
 	void *(*host_ptr)(struct ag_backend *b, ag_dptr p);
 
+	/* Optional (NULL: pinned memory is the runtime's own page-aligned
+	 * memory, which the backend reaches as it reaches any host memory).
+	 * host_register pins [p, p + size) with the device (page-locked for
+	 * DMA, portable to every device of the backend) and says at *dev the
+	 * address kernels reach it by; host_unregister undoes it.  Closing
+	 * the instance drops its registrations. */
+	cudaError_t (*host_register)(struct ag_backend *b, void *p, uint64_t size, ag_dptr *dev);
+	cudaError_t (*host_unregister)(struct ag_backend *b, void *p);
+
 	/* Copies and fills: async != 0 queues them on stream s; async == 0
 	 * also waits for them (and for the legacy stream's prior work). */
 	cudaError_t (*copy_htod)(struct ag_backend *b, struct ag_stream *s, ag_dptr dst,

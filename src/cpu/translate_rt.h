@@ -707,10 +707,11 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
  * 0-20), expected arrivals (21-41), pending transaction bytes (42-62) and
  * the phase's parity (63).  The warps of a block run on one OS thread, so
  * plain loads and stores suffice.  The state an arrive returns is the
- * object after the arrival but before any phase change: its parity names
- * the phase test_wait waits for, its pending count is what pending_count
- * reads.  A phase completes when no arrivals and no bytes are pending;
- * the next one expects the expected count again. */
+ * object as it was before the arrival (the PTX ISA's words, and what an
+ * H200 does): its parity names the phase test_wait waits for, its pending
+ * count, this arrival still counted, is what pending_count reads.  A phase
+ * completes when no arrivals and no bytes are pending; the next one
+ * expects the expected count again. */
 #define AG_MB_MASK 0x1fffffull
 
 AG_INLINE uint64_t ag_mb_load(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -735,16 +736,16 @@ AG_INLINE uint64_t ag_mb_update(struct ag_warp *w, void *p, uint32_t count, uint
 				int64_t tx)
 {
 	uint64_t v = ag_mb_load(p), pend = v & AG_MB_MASK, exp = v >> 21 & AG_MB_MASK;
-	uint64_t ntx = (uint64_t)((int64_t)(v >> 42 & AG_MB_MASK) + tx), ph = v >> 63, st;
+	uint64_t ntx = (uint64_t)((int64_t)(v >> 42 & AG_MB_MASK) + tx), ph = v >> 63, nv;
 
 	exp -= drop < exp ? drop : exp;
 	pend -= count < pend ? count : pend;
-	st = ag_mb_pack(pend, exp, ntx, ph);
-	v = pend || ntx & AG_MB_MASK ? st : ag_mb_pack(exp, exp, 0, ph ^ 1);
-	memcpy(p, &v, 8);
+	nv = pend || ntx & AG_MB_MASK ? ag_mb_pack(pend, exp, ntx, ph)
+				      : ag_mb_pack(exp, exp, 0, ph ^ 1);
+	memcpy(p, &nv, 8);
 	if (w->bar)             /* NULL in the fast path, which never waits */
 		w->bar->events++;
-	return st;
+	return v;
 }
 
 /* Whether the phase that state (or, with parity, the phase of that

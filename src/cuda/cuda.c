@@ -33,11 +33,13 @@
 	X(cuInit) X(cuDriverGetVersion) X(cuGetErrorString) X(cuDeviceGetCount) \
 	X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDeviceGetAttribute) \
 	X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) \
+	X(cuDevicePrimaryCtxReset) \
 	X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuCtxSetLimit) X(cuMemGetInfo) X(cuMemAlloc) \
-	X(cuMemAllocManaged) X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) \
+	X(cuMemAllocManaged) X(cuMemFree) X(cuMemHostRegister) X(cuMemHostUnregister) \
+	X(cuMemHostGetDevicePointer) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) \
 	X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8) \
 	X(cuMemsetD8Async) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) \
-	X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncGetParamInfo) X(cuLaunchKernel) \
+	X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncGetParamInfo) X(cuLaunchKernel) \
 	X(cuLaunchCooperativeKernel) X(cuStreamCreateWithPriority) X(cuStreamDestroy) \
 	X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent) X(cuLaunchHostFunc) \
 	X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) \
@@ -88,6 +90,7 @@ struct kfunc {
 	struct ag_func_info info;
 	struct ag_param *params;
 	char *name;
+	uint32_t dyn_shared;        /* the driver's dynamic shared memory limit */
 };
 
 struct ag_module {
@@ -229,11 +232,15 @@ static cudaError_t cuda_open(int ordinal, const struct ag_open_args *args,
 	return cudaSuccess;
 }
 
-/* Releasing the primary context frees what this instance allocated,
- * loaded and created in it. */
+/* Resetting the primary context frees what this instance allocated,
+ * loaded and created in it, and clears a sticky error: closing is how the
+ * runtime's cudaDeviceReset reaches the driver.  (Releasing the last
+ * reference alone leaves a context that saw a device-side assert broken
+ * for the next retain.) */
 static void cuda_close(struct ag_backend *b)
 {
 	cu.cuDevicePrimaryCtxRelease(b->dev);
+	cu.cuDevicePrimaryCtxReset(b->dev);
 	while (b->modules) {
 		struct ag_module *m = b->modules;
 
@@ -315,6 +322,26 @@ static void *cuda_host_ptr(struct ag_backend *b, ag_dptr p)
 				     (CUdeviceptr)p) != CUDA_SUCCESS)
 		return NULL;
 	return managed ? (void *)(uintptr_t)p : NULL;
+}
+
+static cudaError_t cuda_host_register(struct ag_backend *b, void *p, uint64_t size, ag_dptr *dev)
+{
+	CUdeviceptr d = 0;
+	cudaError_t e;
+
+	CTX(b);
+	e = check(b, cu.cuMemHostRegister(p, size, CU_MEMHOSTREGISTER_PORTABLE |
+					  CU_MEMHOSTREGISTER_DEVICEMAP), "cuMemHostRegister");
+	if (e == cudaSuccess)
+		e = check(b, cu.cuMemHostGetDevicePointer(&d, p, 0), "cuMemHostGetDevicePointer");
+	*dev = d;
+	return e;
+}
+
+static cudaError_t cuda_host_unregister(struct ag_backend *b, void *p)
+{
+	CTX(b);
+	return check(b, cu.cuMemHostUnregister(p), "cuMemHostUnregister");
 }
 
 static CUstream cs(struct ag_stream *s)
@@ -481,6 +508,7 @@ static cudaError_t cuda_module_func(struct ag_backend *b, struct ag_module *m, c
 		k->info.nregs = func_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS);
 		k->info.ptx_version = func_attr(f, CU_FUNC_ATTRIBUTE_PTX_VERSION);
 		k->info.binary_version = func_attr(f, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+		k->dyn_shared = func_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
 		k->next = m->funcs;
 		m->funcs = k;
 	}
@@ -518,6 +546,15 @@ static cudaError_t cuda_launch(struct ag_backend *b, struct ag_stream *s, struct
 	cudaError_t e;
 
 	CTX(b);
+	/* The runtime has checked the size against the kernel's limit
+	 * (cudaFuncSetAttribute's); the driver keeps its own, raised here. */
+	if (cfg->shared > k->dyn_shared) {
+		e = check(b, cu.cuFuncSetAttribute(k->f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+						   (int)cfg->shared), k->name);
+		if (e != cudaSuccess)
+			return e;
+		k->dyn_shared = cfg->shared;
+	}
 	if (!cfg->cooperative)
 		return check(b, cu.cuLaunchKernel(k->f, cfg->grid[0], cfg->grid[1], cfg->grid[2],
 						  cfg->block[0], cfg->block[1], cfg->block[2],
@@ -711,6 +748,8 @@ const struct ag_backend_ops ag_cuda_backend = {
 	.mem_alloc = cuda_mem_alloc,
 	.mem_free = cuda_mem_free,
 	.host_ptr = cuda_host_ptr,
+	.host_register = cuda_host_register,
+	.host_unregister = cuda_host_unregister,
 	.copy_htod = cuda_copy_htod,
 	.copy_dtoh = cuda_copy_dtoh,
 	.copy_dtod = cuda_copy_dtod,

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define AG_PROTO_MAGIC 0x55504741u          /* "AGPU" in the HELLO payload */
-#define AG_PROTO_VERSION 3u
+#define AG_PROTO_VERSION 4u
 #define AG_PROTO_HDR 16u
 #define AG_PROTO_MAX_PAYLOAD (64u << 20)    /* a frame never exceeds this */
 #define AG_PROTO_CHUNK (4u << 20)           /* bulk data travels in these */
@@ -62,6 +62,7 @@ enum ag_op {
 	AG_OP_TEX_CREATE,       /* a texture or surface object */
 	AG_OP_TEX_DESTROY,
 	AG_OP_COPY_HTOD_Z,      /* a compressed chunk of a host-to-device copy */
+	AG_OP_SET_LIMIT,        /* cudaDeviceSetLimit */
 	AG_OP_REQUEST_END,      /* first value that is not a request */
 
 	/* Server to client. */

@@ -47,6 +47,7 @@ static const char *const op_names[] = {
 	[AG_OP_TEX_CREATE] = "tex_create",
 	[AG_OP_TEX_DESTROY] = "tex_destroy",
 	[AG_OP_COPY_HTOD_Z] = "copy_htod_z",
+	[AG_OP_SET_LIMIT] = "set_limit",
 };
 
 const char *ag_op_name(unsigned op)
@@ -99,6 +100,7 @@ static const char *const layouts[AG_OP_REQUEST_END] = {
 	[AG_OP_TEX_CREATE] = "4444444444444888884444",
 	[AG_OP_TEX_DESTROY] = "8",
 	[AG_OP_COPY_HTOD_Z] = "4844b",
+	[AG_OP_SET_LIMIT] = "48",
 };
 
 int ag_request_check(const struct ag_frame_hdr *h, const void *payload,

@@ -1133,6 +1133,15 @@ static cudaError_t remote_event_elapsed(struct ag_backend *b, struct ag_event *s
 	return e;
 }
 
+static cudaError_t remote_set_limit(struct ag_backend *b, enum cudaLimit limit, uint64_t value)
+{
+	struct ag_wbuf w = { 0 };
+
+	ag_put_u32(&w, (uint32_t)limit);
+	ag_put_u64(&w, value);
+	return call_simple(b, AG_OP_SET_LIMIT, &w);
+}
+
 static cudaError_t remote_tex_create(struct ag_backend *b, const struct ag_tex_desc *d,
 				     uint64_t *handle)
 {
@@ -1186,6 +1195,7 @@ const struct ag_backend_ops ag_remote_backend = {
 	.event_sync = remote_event_sync,
 	.event_query = remote_event_query,
 	.event_elapsed = remote_event_elapsed,
+	.set_limit = remote_set_limit,
 	.tex_create = remote_tex_create,
 	.tex_destroy = remote_tex_destroy,
 };

@@ -17,12 +17,34 @@
 #define HOST_REGISTER_FLAGS (cudaHostRegisterPortable | cudaHostRegisterMapped | \
 			     cudaHostRegisterIoMemory | cudaHostRegisterReadOnly)
 
-static void add_range(const void *p, uint64_t size, enum rt_mem kind, int dev, unsigned flags)
+static void add_range(const void *p, uint64_t size, enum rt_mem kind, int dev, unsigned flags,
+		      ag_dptr mapped)
 {
 	struct rt_range r = { .base = (uintptr_t)p, .size = size, .kind = kind, .dev = dev,
-			      .flags = flags };
+			      .flags = flags, .mapped = mapped };
 
 	rt_mem_add(&r);
+}
+
+/* Pinned host memory, page-locked by the backend where it can do that
+ * (the cuda backend: copies from it are then DMA, and kernels reach it at
+ * *mapped); elsewhere it stays the runtime's alone (*mapped 0). */
+static cudaError_t pin(struct rt_device *d, void *p, size_t size, ag_dptr *mapped)
+{
+	*mapped = 0;
+	if (!rt_ops()->host_register)
+		return cudaSuccess;
+	return rt_ops()->host_register(d->b, p, size, mapped);
+}
+
+/* Undoes pin() for a range leaving the table.  A device reset since has
+ * dropped the registration with the context: nothing is left to undo. */
+static void unpin(const struct rt_range *r)
+{
+	struct rt_device *d;
+
+	if (r->mapped && rt_ops()->host_unregister && rt_device_get(r->dev, &d) == cudaSuccess)
+		rt_ops()->host_unregister(d->b, (void *)r->base);
 }
 
 static cudaError_t device_alloc(void **ptr, size_t size, enum ag_mem_kind kind)
@@ -51,7 +73,7 @@ static cudaError_t device_alloc(void **ptr, size_t size, enum ag_mem_kind kind)
 		return rt_error(cudaErrorNotSupported);
 	}
 	add_range((void *)(uintptr_t)p, size,
-		  kind == AG_MEM_MANAGED ? RT_MEM_MANAGED : RT_MEM_DEVICE, d->ordinal, 0);
+		  kind == AG_MEM_MANAGED ? RT_MEM_MANAGED : RT_MEM_DEVICE, d->ordinal, 0, 0);
 	*ptr = (void *)(uintptr_t)p;
 	return cudaSuccess;
 }
@@ -119,6 +141,7 @@ RT_API cudaError_t cudaFree(void *devPtr)
 RT_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
 	struct rt_device *d;
+	ag_dptr mapped;
 	void *p = NULL;
 	cudaError_t e;
 
@@ -130,7 +153,12 @@ RT_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 		return rt_result(d, e);
 	if (posix_memalign(&p, sysconf(_SC_PAGESIZE), size))
 		return rt_error(cudaErrorMemoryAllocation);
-	add_range(p, size, RT_MEM_HOST, d->ordinal, flags);
+	e = pin(d, p, size, &mapped);
+	if (e != cudaSuccess) {
+		free(p);
+		return rt_result(d, e);
+	}
+	add_range(p, size, RT_MEM_HOST, d->ordinal, flags, mapped);
 	*pHost = p;
 	return cudaSuccess;
 }
@@ -149,6 +177,7 @@ RT_API cudaError_t cudaFreeHost(void *ptr)
 	if (!rt_mem_find(ptr, &r) || r.base != (uintptr_t)ptr || r.kind != RT_MEM_HOST)
 		return rt_error(cudaErrorInvalidValue);
 	rt_mem_remove(ptr, &r);
+	unpin(&r);
 	free(ptr);
 	return cudaSuccess;
 }
@@ -157,6 +186,7 @@ RT_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
 	struct rt_device *d;
 	struct rt_range r;
+	ag_dptr mapped;
 	cudaError_t e;
 
 	if (!ptr || !size || (flags & ~(unsigned)HOST_REGISTER_FLAGS))
@@ -166,7 +196,10 @@ RT_API cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 		return rt_result(d, e);
 	if (rt_mem_find(ptr, &r) || rt_mem_find((char *)ptr + size - 1, &r))
 		return rt_error(cudaErrorHostMemoryAlreadyRegistered);
-	add_range(ptr, size, RT_MEM_REGISTERED, d->ordinal, flags);
+	e = pin(d, ptr, size, &mapped);
+	if (e != cudaSuccess)
+		return rt_result(d, e);
+	add_range(ptr, size, RT_MEM_REGISTERED, d->ordinal, flags, mapped);
 	return cudaSuccess;
 }
 
@@ -179,6 +212,7 @@ RT_API cudaError_t cudaHostUnregister(void *ptr)
 	if (!rt_mem_find(ptr, &r) || r.base != (uintptr_t)ptr || r.kind != RT_MEM_REGISTERED)
 		return rt_error(cudaErrorHostMemoryNotRegistered);
 	rt_mem_remove(ptr, &r);
+	unpin(&r);
 	return cudaSuccess;
 }
 
@@ -187,8 +221,8 @@ static int is_host_kind(enum rt_mem kind)
 	return kind == RT_MEM_HOST || kind == RT_MEM_REGISTERED;
 }
 
-/* Only a device that addresses host memory directly (the cpu backend) can
- * map pinned memory; elsewhere this would need the driver's mapping. */
+/* Pinned memory is mapped where the backend pinned it (the cuda backend),
+ * or where the device addresses host memory directly (the cpu backend). */
 RT_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
 	static int said;
@@ -201,6 +235,10 @@ RT_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigne
 	e = rt_device_get(r.dev, &d);
 	if (e != cudaSuccess)
 		return rt_result(d, e);
+	if (r.mapped) {
+		*pDevice = (void *)(uintptr_t)(r.mapped + ((uintptr_t)pHost - r.base));
+		return cudaSuccess;
+	}
 	if (!d->info.integrated) {
 		rt_warn_once(&said, "cudaHostGetDevicePointer is not supported by the %s backend",
 			     rt_ops()->name);

@@ -165,7 +165,10 @@ void rt_set_current(int ordinal)
 }
 
 /* Closes the backend instance (which frees everything it owns) and forgets
- * every runtime object that pointed into it.  The caller holds d->lock. */
+ * every runtime object that pointed into it.  A sticky error stays: CUDA
+ * documents those as ending the process's use of the device, and an
+ * H200's driver refuses the device after a reset that follows one.  The
+ * caller holds d->lock. */
 void rt_device_close(struct rt_device *d)
 {
 	if (!d->b)
@@ -177,7 +180,6 @@ void rt_device_close(struct rt_device *d)
 	rt_mem_drop_device(d->ordinal);
 	ops->close(d->b);
 	__atomic_store_n(&d->b, NULL, __ATOMIC_RELEASE);
-	d->sticky = cudaSuccess;
 	d->flags = 0;
 	d->generation++;
 }

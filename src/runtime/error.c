@@ -5,7 +5,9 @@
  * cudaGetLastError reads and clears it.  A fault while a kernel ran (illegal
  * address, trap, assert, ...) leaves a GPU context unusable: such errors
  * become the device's sticky error, which every later call on the device
- * returns, and cudaGetLastError cannot clear, until cudaDeviceReset.
+ * returns and cudaGetLastError cannot clear; not even cudaDeviceReset
+ * does: "to continue using CUDA, the process must be terminated and
+ * relaunched" (driver_types.h), and a GPU's driver holds to that.
  */
 #include "rt.h"
 

@@ -111,6 +111,7 @@ struct rt_range {
 	enum rt_mem kind;
 	int dev;
 	unsigned flags;      /* cudaHostAlloc / cudaHostRegister flags */
+	ag_dptr mapped;      /* host memory the backend pinned: kernels' address */
 	struct rt_advice advice;   /* managed memory only */
 };
 

@@ -107,13 +107,25 @@ static void peer_name(int fd, char *out, size_t len)
 		snprintf(out, len, "unix socket");
 }
 
+/* In the child, when the client is gone and its work holds the device:
+ * the reason goes up the pipe and the process ends, which frees what the
+ * session held. */
+static void __attribute__((noreturn)) abandon_session(void *ctx, const char *why)
+{
+	int fd = *(int *)ctx;
+	ssize_t w = write(fd, why, strlen(why));
+
+	_exit(1 + (w < 0));
+}
+
 /* In the child: serve the session and exit, reporting the reason. */
 static void __attribute__((noreturn)) run_worker(struct daemon *d, int fd, int reason_fd,
 						      int tls)
 {
 	struct ag_session_args a = { .ops = d->ops, .ordinal = d->cfg->device,
 				     .tls = tls ? d->tls : NULL,
-				     .no_compress = d->cfg->no_compress };
+				     .no_compress = d->cfg->no_compress,
+				     .abandon = abandon_session, .abandon_ctx = &reason_fd };
 	struct ag_tokens *tk = NULL;
 	char reason[512], err[256];
 	int rc;

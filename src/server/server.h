@@ -25,6 +25,12 @@ struct ag_session_args {
 	ag_auth_fn auth;            /* NULL: any token is accepted */
 	void *auth_ctx;
 	int no_compress;            /* refuse clients' requests for compression */
+	/* Called from the session's reader thread when the client is gone
+	 * and the device has kept the session busy for seconds since: it
+	 * may end the process (a worker does, after passing on why); when
+	 * it returns, or is NULL, the session waits for the device. */
+	void (*abandon)(void *ctx, const char *why);
+	void *abandon_ctx;
 };
 
 /* Serves one client on fd until the session ends, however it ends; closes

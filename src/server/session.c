@@ -24,16 +24,19 @@
 #include "util/strbuf.h"
 #include "util/texdesc.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <zstd.h>
 
 #define MAX_QUEUED (128u << 20)   /* bytes of requests read ahead */
 #define HTOD_FIELDS 16u           /* COPY_HTOD's stream, dst and async */
+#define GONE_GRACE_S 10          /* see watch_teardown */
 #define STREAMED_MIN (64u << 10)  /* chunks the executor reads itself */
 
 struct qframe {
@@ -72,6 +75,9 @@ struct session {
 	size_t queued;
 	int reader_done;
 	char reader_why[256];
+	const struct ag_session_args *args;
+	pthread_t watchdog;             /* see watch_teardown */
+	int watching, torn_down;
 	uint64_t *done_cookies;         /* host functions the client finished */
 	size_t ndone, donecap;
 	int hostfns_out;                /* read by the reader, not finished */
@@ -798,6 +804,27 @@ static cudaError_t do_tex_destroy(struct session *s, const struct ag_frame_hdr *
 	return e;
 }
 
+/* A limit the backend enforces.  The malloc heap is device memory: a
+ * session with a quota may not ask for more heap than the quota. */
+static cudaError_t do_set_limit(struct session *s, const struct ag_frame_hdr *h,
+				struct ag_rbuf *r, struct ag_wbuf *out)
+{
+	uint32_t limit = ag_get_u32(r);
+	uint64_t value = ag_get_u64(r);
+
+	DECODED(s, r, h);
+	if (limit > cudaLimitDevRuntimePendingLaunchCount)
+		return cudaErrorUnsupportedLimit;
+	if (limit == cudaLimitMallocHeapSize && s->t.limit && value > s->t.limit) {
+		snprintf(s->msg, sizeof(s->msg),
+			 "a malloc heap of %llu bytes exceeds the session's quota of %llu bytes",
+			 (unsigned long long)value, (unsigned long long)s->t.limit);
+		return cudaErrorMemoryAllocation;
+	}
+	return s->ops->set_limit ? s->ops->set_limit(s->b, (enum cudaLimit)limit, value)
+				 : cudaSuccess;
+}
+
 static cudaError_t do_status(struct session *s, const struct ag_frame_hdr *h,
 			     struct ag_rbuf *r, struct ag_wbuf *out)
 {
@@ -846,6 +873,7 @@ static const struct {
 	[AG_OP_TEX_CREATE] = { do_tex_create, 0 },
 	[AG_OP_TEX_DESTROY] = { do_tex_destroy, 0 },
 	[AG_OP_COPY_HTOD_Z] = { do_copy_htod_z, SYNCS },
+	[AG_OP_SET_LIMIT] = { do_set_limit, 0 },
 };
 
 static const char *error_message(struct session *s, cudaError_t e)
@@ -1001,6 +1029,53 @@ static void enqueue(struct session *s, const struct ag_frame_hdr *h, uint8_t *pa
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* Once the reader has stopped (the client is gone, or the session is
+ * ending for a fault), the session finishes what is queued and closes
+ * the backend.  A session still at it GONE_GRACE_S later waits on the
+ * device (a kernel that never ends, a GPU that hangs) for nobody: the
+ * session's owner may then end the process, which frees what the session
+ * held on the device (ag_session_args.abandon). */
+static void *watch_teardown(void *arg)
+{
+	struct session *s = arg;
+	struct timespec until;
+	char why[400];
+	int done;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += GONE_GRACE_S;
+	pthread_mutex_lock(&s->lock);
+	while (!s->torn_down &&
+	       pthread_cond_timedwait(&s->cond, &s->lock, &until) != ETIMEDOUT)
+		;
+	done = s->torn_down;
+	pthread_mutex_unlock(&s->lock);
+	if (!done) {
+		snprintf(why, sizeof(why), "%s, and the device was still busy with the session's "
+			 "work %d s later: worker ended", s->reader_why, GONE_GRACE_S);
+		s->args->abandon(s->args->abandon_ctx, why);
+	}
+	return NULL;
+}
+
+/* The session's end has begun (the caller holds s->lock). */
+static void start_watch(struct session *s)
+{
+	if (s->args->abandon && !s->watching)
+		s->watching = pthread_create(&s->watchdog, NULL, watch_teardown, s) == 0;
+}
+
+/* The backend is closed: nothing can hold the session any more. */
+static void stop_watch(struct session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->torn_down = 1;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (s->watching)
+		pthread_join(s->watchdog, NULL);
+}
+
 static void *reader_main(void *arg)
 {
 	struct session *s = arg;
@@ -1038,6 +1113,7 @@ static void *reader_main(void *arg)
 	else
 		snprintf(s->reader_why, sizeof(s->reader_why), "%s", why);
 	s->reader_done = rc == 1 ? 1 : 2;
+	start_watch(s);
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -1139,10 +1215,17 @@ static int greet(struct session *s, const struct ag_session_args *a, uint64_t *l
 	return 0;
 }
 
-/* The executor's buffers: a chunk's staging, and compression's. */
+/* The executor's buffers: a chunk's staging, and compression's.  The
+ * staging is pinned where the backend can pin (the cuda backend), so that
+ * a chunk's copy to or from the device is DMA, not the driver's own
+ * staging; closing the backend drops the pin. */
 static void buffers_open(struct session *s)
 {
+	ag_dptr mapped;
+
 	s->chunk = xmalloc(AG_PROTO_CHUNK);
+	if (s->ops->host_register)
+		s->ops->host_register(s->b, s->chunk, AG_PROTO_CHUNK, &mapped);
 	if (s->zlevel)
 		s->zbuf = xmalloc(ag_zchunk_bound(AG_PROTO_CHUNK));
 }
@@ -1193,7 +1276,7 @@ static void set_recv_timeout(int fd, int seconds)
 
 int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t len)
 {
-	struct session s = { .ops = a->ops };
+	struct session s = { .ops = a->ops, .args = a };
 	char why[256] = "";
 	struct ag_open_args oa = { .print = print_to_client, .print_ctx = &s,
 				   .error = why, .error_len = sizeof(why) };
@@ -1229,6 +1312,7 @@ int ag_session_run(int fd, const struct ag_session_args *a, char *reason, size_t
 	used = s.t.used;
 	if (s.b)
 		a->ops->close(s.b);
+	stop_watch(&s);
 	ag_outfwd_stop(s.out);
 	ag_outfwd_stop(s.err);
 	snprintf(reason, len, "%s; freed %llu allocation%s (%llu bytes)", s.reason,

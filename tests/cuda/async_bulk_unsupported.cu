@@ -5,6 +5,7 @@
  * when the device code loads, with a message naming the instruction and
  * the missing feature; the launch fails with cudaErrorInvalidPtx.
  */
+// engine: cpu
 // nvcc-flags: -arch=sm_90
 // expect-stderr: unsupported instruction 'cp\.async\.bulk\.tensor[^']*' at line [0-9]+ \(tensor-map bulk copies \(TMA\)
 #include <cuda.h>

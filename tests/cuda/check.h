@@ -12,6 +12,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 
 /* A CUDA call that must succeed; the program cannot go on if it fails. */
@@ -31,6 +32,18 @@ static inline void ck_at(cudaError_t e, const char *what, const char *file, int 
 	fprintf(stderr, "%s:%d: %s: %s (%s)\nFAIL\n", file, line, what,
 		cudaGetErrorName(e), cudaGetErrorString(e));
 	exit(1);
+}
+
+/* Whether device 0 is anygpu's cpu engine, here or behind a server.  A
+ * few facts are the engine's own: its name, the exact budget of the
+ * device malloc heap (a GPU's driver rounds it up), and the traps it
+ * springs where a GPU goes on (grid.sync() in a launch that is not
+ * cooperative). */
+static inline bool on_cpu_engine(void)
+{
+	cudaDeviceProp p;
+
+	return cudaGetDeviceProperties(&p, 0) == cudaSuccess && !strncmp(p.name, "anygpu CPU", 10);
 }
 
 /* Records one failed fact; prints the first MAX_REPORTED of them. */

@@ -5,6 +5,7 @@
  * feature: the cpu backend runs every block as a cluster of its own
  * (cluster_one.cu).  The launch fails with cudaErrorInvalidPtx.
  */
+// engine: cpu
 // nvcc-flags: -arch=sm_90
 // expect-stderr: kernel '[^']*pairs[^']*' at line [0-9]+ asks for thread block clusters of 2 blocks \(__cluster_dims__\)
 #include "check.h"

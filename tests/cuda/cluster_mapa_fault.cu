@@ -6,6 +6,7 @@
  * synchronisation, sticky as on a GPU (which may report
  * cudaErrorIllegalAddress when the address is used).
  */
+// engine: cpu
 // nvcc-flags: -arch=sm_90
 #include "check.h"
 

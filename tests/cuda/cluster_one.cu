@@ -382,13 +382,22 @@ static void check_launch_ex(void)
 	CK(cudaFree(d));
 }
 
+/* Each part says when it is done, so that a run stopped by a timeout
+ * (a wait that never ends) shows which part it was in. */
+static void part(void (*fn)(void), const char *name)
+{
+	fn();
+	printf("%s: done\n", name);
+	fflush(stdout);
+}
+
 int main(void)
 {
-	check_regs();
-	check_split();
-	check_addresses();
-	check_store_async();
-	check_bulk();
-	check_launch_ex();
+	part(check_regs, "regs");
+	part(check_split, "split arrive and wait");
+	part(check_addresses, "shared::cluster addresses");
+	part(check_store_async, "st.async and red.async");
+	part(check_bulk, "bulk copies");
+	part(check_launch_ex, "cudaLaunchKernelEx");
 	return verdict("cluster_one");
 }

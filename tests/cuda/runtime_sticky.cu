@@ -1,9 +1,11 @@
 /*
- * runtime_sticky: an execution fault is sticky until cudaDeviceReset.
- * After a failed device-side assert every call on the device returns the fault and
- * cudaGetLastError does not clear it; after cudaDeviceReset the device
- * works again, its old allocations are gone, and kernels and __device__
- * variables are loaded afresh.
+ * runtime_sticky: an execution fault is sticky for the rest of the process.
+ * First, without a fault, cudaDeviceReset frees the device's allocations
+ * and loads kernels and __device__ variables afresh.  Then, after a failed
+ * device-side assert, every call on the device returns the fault and
+ * cudaGetLastError does not clear it, and neither does cudaDeviceReset:
+ * CUDA documents that the process must end (an H200's driver refuses the
+ * device after the reset).
  */
 #include "check.h"
 #include <cassert>
@@ -16,11 +18,31 @@ __global__ void fault_if(int *p, int bad)
 	*p = counter;
 }
 
+/* The kernel's view of counter. */
+static int read_counter(int *p)
+{
+	int v = 0;
+
+	fault_if<<<1, 1>>>(p, 0);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(&v, p, sizeof(int), cudaMemcpyDeviceToHost));
+	return v;
+}
+
 int main()
 {
-	int *p, *q, v = 0;
+	int *p, *q, v = 0, nine = 9;
 
 	CK(cudaMalloc(&p, sizeof(int)));
+	CK(cudaMemcpyToSymbol(counter, &nine, sizeof(int)));
+	check(read_counter(p) == 9, "counter not set");
+	CK(cudaDeviceReset());
+	CK_EXPECT(cudaFree(p), cudaErrorInvalidValue);         /* freed by the reset */
+	CK_EXPECT(cudaGetLastError(), cudaErrorInvalidValue);
+	CK(cudaMalloc(&p, sizeof(int)));
+	v = read_counter(p);
+	check(v == 5, "after reset the kernel read %d, want 5", v);
+
 	fault_if<<<1, 1>>>(p, 1);
 	CK_EXPECT(cudaGetLastError(), cudaSuccess);           /* the launch itself was fine */
 	cudaError_t fault = cudaErrorAssert;
@@ -33,17 +55,8 @@ int main()
 	fault_if<<<1, 1>>>(p, 0);
 	CK_EXPECT(cudaGetLastError(), fault);
 
-	CK(cudaDeviceReset());
-	CK_EXPECT(cudaGetLastError(), cudaSuccess);
-	CK_EXPECT(cudaFree(p), cudaErrorInvalidValue);         /* freed by the reset */
-	CK_EXPECT(cudaGetLastError(), cudaErrorInvalidValue);
-	CK(cudaMalloc(&p, sizeof(int)));
-	int nine = 9;
-	CK(cudaMemcpyToSymbol(counter, &nine, sizeof(int)));
-	fault_if<<<1, 1>>>(p, 0);
-	CK(cudaGetLastError());
-	CK(cudaMemcpy(&v, p, sizeof(int), cudaMemcpyDeviceToHost));
-	check(v == 9, "after reset the kernel read %d, want 9", v);
-	CK(cudaFree(p));
+	cudaDeviceReset();
+	CK_EXPECT(cudaMalloc(&q, 16), fault);
+	CK_EXPECT(cudaGetLastError(), fault);
 	return verdict("runtime_sticky");
 }

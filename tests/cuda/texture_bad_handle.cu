@@ -4,6 +4,7 @@
  * at the next synchronisation instead of reading whatever the handle
  * points to; the error is sticky, as a kernel fault is on a GPU.
  */
+// engine: cpu
 #include "check.h"
 
 __global__ void fetch(cudaTextureObject_t t, float *out)

@@ -5,6 +5,7 @@
  * the missing feature; the launch fails with cudaErrorInvalidPtx (not
  * sticky), and nothing runs with a wrong answer.
  */
+// engine: cpu
 // expect-stderr: unsupported instruction 'tex\.cube\.v4\.f32\.f32' at line [0-9]+ \(cubemap textures\)
 #include "check.h"
 

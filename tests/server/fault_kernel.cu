@@ -4,3 +4,11 @@ extern "C" __global__ void wild_write(int *p)
 {
 	p[threadIdx.x] = 1;
 }
+
+// A kernel that waits for a flag nobody sets: its session's client dies
+// while it runs, and the worker must not wait for it for ever.
+extern "C" __global__ void spin(volatile int *flag)
+{
+	while (!*flag)
+		;
+}

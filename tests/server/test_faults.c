@@ -1,7 +1,8 @@
 /*
  * test_faults.c - what clients do wrong must not hurt the daemon: a client
  * killed in the middle of a large copy, corrupted and hostile frames, a
- * kernel that faults, 32 clients at once.  After each, the daemon serves a
+ * kernel that faults, a client gone while its kernel never ends, 32
+ * clients at once.  After each, the daemon serves a
  * new session, and its log shows the old session ended with its memory
  * freed.
  */
@@ -331,16 +332,12 @@ static void test_hostile_textures(void **state)
 	assert_serves();
 }
 
-static void test_kernel_fault(void **state)
+/* The fault kernels' module (fault_kernel.cu) in a new session; skips
+ * the test when nvcc was not there to build it. */
+static struct ag_module *load_fault_kernels(struct ag_backend **b)
 {
 	const char *path = getenv("AG_FAULT_FATBIN");
-	struct ag_backend *b = NULL;
-	struct ag_module *m;
-	struct ag_func *f;
-	const struct ag_func_info *fi;
-	struct ag_launch_cfg cfg = { { 1, 1, 1 }, { 32, 1, 1 }, 0, 0 };
-	uint64_t wild = 0x10;
-	int ends = log_count(" end: ");
+	struct ag_module *m = NULL;
 	cudaError_t e;
 	FILE *fp;
 	long size;
@@ -358,12 +355,26 @@ static void test_kernel_fault(void **state)
 	image = malloc(size);
 	assert_int_equal(fread(image, 1, size, fp), (size_t)size);
 	fclose(fp);
-
-	assert_int_equal(ops->open(0, NULL, &b), cudaSuccess);
-	e = ops->module_load(b, image, size, &m);
+	assert_int_equal(ops->open(0, NULL, b), cudaSuccess);
+	e = ops->module_load(*b, image, size, &m);
 	if (e != cudaSuccess)
-		print_message("module_load: %s\n", ops->last_message(b));
+		print_message("module_load: %s\n", ops->last_message(*b));
 	assert_int_equal(e, cudaSuccess);
+	free(image);
+	return m;
+}
+
+static void test_kernel_fault(void **state)
+{
+	struct ag_backend *b = NULL;
+	struct ag_module *m = load_fault_kernels(&b);
+	struct ag_func *f;
+	const struct ag_func_info *fi;
+	struct ag_launch_cfg cfg = { { 1, 1, 1 }, { 32, 1, 1 }, 0, 0 };
+	uint64_t wild = 0x10;
+	int ends = log_count(" end: ");
+	cudaError_t e;
+
 	assert_int_equal(ops->module_func(b, m, "wild_write", &f, &fi), cudaSuccess);
 	assert_int_equal(fi->param_bytes, 8);
 	assert_int_equal(ops->launch(b, NULL, f, &cfg, &wild, sizeof(wild)), cudaSuccess);
@@ -372,8 +383,40 @@ static void test_kernel_fault(void **state)
 	assert_true(e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure ||
 		    e == cudaErrorDevicesUnavailable);
 	ops->close(b);
-	free(image);
 	assert_true(wait_log(" end: ", ends + 1));
+	assert_serves();
+}
+
+/* A client dies while its kernel never ends: the worker gives up on the
+ * device some seconds later and ends, saying why, freeing what it held. */
+static void test_client_gone_kernel_hangs(void **state)
+{
+	struct ag_launch_cfg cfg = { { 1, 1, 1 }, { 32, 1, 1 }, 0, 0 };
+	int busy = log_count("device was still busy");
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	if (pid == 0) {
+		struct ag_backend *b = NULL;
+		struct ag_module *m = load_fault_kernels(&b);
+		struct ag_func *f;
+		const struct ag_func_info *fi;
+		ag_dptr flag;
+		int zero = 0;
+
+		if (ops->module_func(b, m, "spin", &f, &fi) ||
+		    ops->mem_alloc(b, sizeof(zero), AG_MEM_DEVICE, &flag) ||
+		    ops->copy_htod(b, NULL, flag, &zero, sizeof(zero), AG_HOST_PAGEABLE, 0) ||
+		    ops->launch(b, NULL, f, &cfg, &flag, sizeof(flag)) ||
+		    ops->stream_query(b, NULL) != cudaErrorNotReady)
+			_exit(1);
+		_exit(0);       /* the connection dies with the process */
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(wait_log("device was still busy", busy + 1));
 	assert_serves();
 }
 
@@ -384,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_corrupted_frames),
 		cmocka_unit_test(test_32_clients),
 		cmocka_unit_test(test_kernel_fault),
+		cmocka_unit_test(test_client_gone_kernel_hangs),
 		cmocka_unit_test(test_hostile_textures),
 	};
 

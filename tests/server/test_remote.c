@@ -328,7 +328,8 @@ static void test_tls(void **state)
 }
 
 /* A server with tokens refuses unknown ones, and holds a tenant to its
- * quota, which is also the memory its device reports. */
+ * quota, which is also the memory its device reports and the most heap
+ * its kernels may ask for. */
 static void test_tokens_and_quota(void **state)
 {
 	char adir[] = "/tmp/ag-test-auth-XXXXXX", asock[100], env[120], token[128], err[256];
@@ -367,6 +368,12 @@ static void test_tokens_and_quota(void **state)
 			 cudaErrorMemoryAllocation);
 	assert_int_equal(ops->mem_free(b, p1), cudaSuccess);
 	assert_int_equal(ops->mem_alloc(b, 600u << 10, AG_MEM_DEVICE, &p2), cudaSuccess);
+	/* The malloc heap is device memory too; limits reach the server. */
+	assert_int_equal(ops->set_limit(b, cudaLimitMallocHeapSize, 2u << 20),
+			 cudaErrorMemoryAllocation);
+	assert_non_null(strstr(ops->last_message(b), "quota"));
+	assert_int_equal(ops->set_limit(b, cudaLimitMallocHeapSize, 512u << 10), cudaSuccess);
+	assert_int_equal(ops->set_limit(b, (enum cudaLimit)0x40, 1), cudaErrorUnsupportedLimit);
 	ops->close(b);
 
 	unsetenv("ANYGPU_TOKEN");
