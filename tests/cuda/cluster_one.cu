@@ -78,7 +78,10 @@ __global__ void cluster_regs(unsigned *out)
 
 /* barrier.cluster.arrive and .wait apart: the second warp arrives and
  * then waits for a flag that the first warp sets only after its own
- * wait returned, which it does once every thread has arrived. */
+ * wait returned, which it does once every thread has arrived.  Launched
+ * with explicit clusters of one: in a launch without cluster dimensions
+ * an H200 (driver 580) holds the first warp's wait until the second warp
+ * waits too, and this kernel never ends there. */
 __global__ void cluster_split(int *out)
 {
 	__shared__ volatile int flag;
@@ -276,9 +279,17 @@ static void check_split(void)
 {
 	int *d, h[BLOCKS * 64];
 
+	cudaLaunchConfig_t cfg = {};
+	cudaLaunchAttribute one;
+
+	cfg.gridDim = dim3(BLOCKS);
+	cfg.blockDim = dim3(64);
+	cfg.attrs = &one;
+	cfg.numAttrs = 1;
+	one.id = cudaLaunchAttributeClusterDimension;
+	one.val.clusterDim.x = one.val.clusterDim.y = one.val.clusterDim.z = 1;
 	CK(cudaMalloc(&d, sizeof(h)));
-	cluster_split<<<BLOCKS, 64>>>(d);
-	CK(cudaGetLastError());
+	CK(cudaLaunchKernelEx(&cfg, cluster_split, d));
 	CK(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
 	for (int i = 0; i < BLOCKS * 64; i++)
 		check(h[i] == 1, "cluster_split [%d] = %d, want 1", i, h[i]);

@@ -6,7 +6,8 @@
  * with each address mode (wrap, clamp, mirror, border), one-channel and
  * four-channel float formats.  Coordinates run past both ends; the linear
  * cases use fractions that are not multiples of 1/256, so the 9-bit
- * weights matter.  tex2DLod and tex2DGrad read the texture's one level.
+ * weights matter, and fractions halfway between two weights round up.
+ * tex2DLod and tex2DGrad read the texture's one level.
  */
 #include "check.h"
 #include "texture_ref.h"
@@ -149,6 +150,43 @@ static void test_1d(void)
 	CK(cudaFreeArray(a));
 }
 
+/* Fractions exactly halfway between two weights, (m + 1/2) / 256: the
+ * weight rounds up to (m + 1) / 256, as an H200 does (not to even). */
+static void test_weight_ties(void)
+{
+	const int W = 4, M = 128, N = 3 * M;
+	const float texels[W] = { 0, 1, 0, 1 };
+	cudaChannelFormatDesc f = cudaCreateChannelDesc<float>();
+	sampler s = { cudaAddressModeClamp, true, false, "clamp" };
+	std::vector<float> c(N), got(N), want(N);
+	cudaArray_t a;
+	float *dc, *dout;
+
+	for (int i = 0; i < 3; i++) {
+		for (int m = 0; m < M; m++) {
+			float wt = (m + 1) / 256.0f;
+
+			c[i * M + m] = 0.5f + i + (2 * m + 1) / 512.0f;
+			want[i * M + m] = (1 - wt) * texels[i] + wt * texels[i + 1];
+		}
+	}
+	CK(cudaMallocArray(&a, &f, W));
+	CK(cudaMemcpy2DToArray(a, 0, 0, texels, sizeof(texels), sizeof(texels), 1,
+			       cudaMemcpyHostToDevice));
+	CK(cudaMalloc(&dc, N * sizeof(float)));
+	CK(cudaMalloc(&dout, N * sizeof(float)));
+	CK(cudaMemcpy(dc, c.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+	cudaTextureObject_t t = make_tex(a, s, make_float4(0, 0, 0, 0));
+	sample1d<<<(N + 63) / 64, 64>>>(t, dc, dout, N);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(got.data(), dout, N * sizeof(float), cudaMemcpyDeviceToHost));
+	CK(cudaDestroyTextureObject(t));
+	check_array("weights halfway between two steps", got.data(), want.data(), N, 0);
+	CK(cudaFree(dc));
+	CK(cudaFree(dout));
+	CK(cudaFreeArray(a));
+}
+
 static void test_2d(void)
 {
 	const int W = 8, H = 4, N = 300;
@@ -260,6 +298,7 @@ static void test_3d(void)
 int main(void)
 {
 	test_1d();
+	test_weight_ties();
 	test_2d();
 	test_3d();
 	return verdict("texture_filter");

@@ -66,9 +66,10 @@ static inline float ref_coord(const ref_tex &r, int a, float x)
 	return x * n[a];
 }
 
+/* The weight as 9-bit fixed point, rounded half up (as an H200 does). */
 static inline float ref_weight(float xb)
 {
-	return rintf((xb - floorf(xb)) * 256.0f) / 256.0f;
+	return floorf((xb - floorf(xb)) * 256.0f + 0.5f) / 256.0f;
 }
 
 static inline void ref_add(float4 &s, float wt, float4 v)
