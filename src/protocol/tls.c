@@ -22,10 +22,12 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -167,13 +169,56 @@ static int set_nonblocking(int fd)
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/* The socket BIO writes with write(), and a write to a peer that has
+ * gone raises SIGPIPE, which kills a CUDA program at its exit (its last
+ * words to a server that already closed).  This one is the socket BIO
+ * but for its writes, which are send(MSG_NOSIGNAL): EPIPE, an error the
+ * caller sees, as plain connections have it (conn.c). */
+static int write_nosignal(BIO *b, const char *p, int n)
+{
+	int fd = -1;
+	ssize_t w;
+
+	BIO_get_fd(b, &fd);
+	BIO_clear_retry_flags(b);
+	w = send(fd, p, (size_t)n, MSG_NOSIGNAL);
+	if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		BIO_set_retry_write(b);
+	return (int)w;
+}
+
+static BIO_METHOD *socket_nosignal;
+static pthread_once_t socket_nosignal_once = PTHREAD_ONCE_INIT;
+
+static void make_socket_nosignal(void)
+{
+	const BIO_METHOD *s = BIO_s_socket();
+	BIO_METHOD *m = BIO_meth_new(BIO_TYPE_SOCKET, "socket without SIGPIPE");
+
+	if (!m)
+		return;
+	BIO_meth_set_write(m, write_nosignal);
+	BIO_meth_set_read(m, BIO_meth_get_read(s));
+	BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(s));
+	BIO_meth_set_create(m, BIO_meth_get_create(s));
+	BIO_meth_set_destroy(m, BIO_meth_get_destroy(s));
+	socket_nosignal = m;
+}
+
 static int start(struct ag_conn *c, SSL_CTX *ctx, char *err, size_t errlen)
 {
+	BIO *bio = NULL;
+
+	pthread_once(&socket_nosignal_once, make_socket_nosignal);
 	c->ssl = SSL_new(ctx);
-	if (!c->ssl || SSL_set_fd(c->ssl, c->fd) != 1) {
+	if (c->ssl && socket_nosignal)
+		bio = BIO_new(socket_nosignal);
+	if (!bio) {
 		ssl_error(err, errlen, "TLS");
 		return -1;
 	}
+	BIO_set_fd(bio, c->fd, BIO_NOCLOSE);
+	SSL_set_bio(c->ssl, bio, bio);
 	return 0;
 }
 

@@ -1,7 +1,20 @@
 # run_test.cmake - runs one CUDA test program and judges it: exit status 0,
 # a line starting with PASS on stdout, and every expected regex matched.
 # Both streams are echoed so that ctest --output-on-failure shows them.
-#   cmake -DCOMMAND=prog;args -DEXPECT_STDOUT=re;... -DEXPECT_STDERR=re;... -P run_test.cmake
+#   cmake -DCOMMAND=prog;args -DEXPECT_STDOUT=re;... -DEXPECT_STDERR=re;...
+#         [-DENV_FILE=path] -P run_test.cmake
+# ENV_FILE: VAR=value lines set in the environment first (how a fixture
+# that starts a server tells the program where it is and how to log in).
+
+if(ENV_FILE)
+  file(STRINGS ${ENV_FILE} settings)
+  foreach(kv ${settings})
+    string(REGEX MATCH "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$" ok "${kv}")
+    if(ok)
+      set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
+    endif()
+  endforeach()
+endif()
 
 execute_process(COMMAND ${COMMAND}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
