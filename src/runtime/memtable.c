@@ -95,15 +95,20 @@ int rt_mem_set_advice(uintptr_t base, const struct rt_advice *a)
 }
 
 /* After a device reset, its memory is gone; pinned host memory is not
- * device memory and stays. */
+ * device memory and stays, but no longer pinned by the backend (closing
+ * the instance dropped its registrations). */
 void rt_mem_drop_device(int dev)
 {
 	size_t i, j = 0;
 
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < nranges; i++)
-		if (!(ranges[i].dev == dev && rt_mem_is_device(ranges[i].kind)))
-			ranges[j++] = ranges[i];
+	for (i = 0; i < nranges; i++) {
+		if (ranges[i].dev == dev && rt_mem_is_device(ranges[i].kind))
+			continue;
+		if (ranges[i].dev == dev)
+			ranges[i].mapped = 0;   /* the pin went with the instance */
+		ranges[j++] = ranges[i];
+	}
 	nranges = j;
 	pthread_mutex_unlock(&lock);
 }

@@ -8,7 +8,9 @@
  * which keeps every stream's order.  Nothing the client sends is trusted:
  * handles are indices into this session's tables, device pointers are
  * checked against this session's allocations, sizes against their ranges.
- * A frame that does not decode ends the session with a reason.
+ * A frame that does not decode ends the session with a reason.  Once the
+ * client is gone, a watchdog gives the session some seconds to finish;
+ * a device that holds it longer (a kernel that never ends) is given up.
  *
  * The bytes of a large synchronous host-to-device chunk are not read by the
  * reader: the executor takes them off the socket when it reaches the
