@@ -333,8 +333,10 @@ static int probe_apart(const struct ag_backend_ops *ops, char *msg, size_t msgle
 	ssize_t got;
 	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC))
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(msg, msglen, "the device probe failed (pipe: %s)", strerror(errno));
 		return -1;
+	}
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
