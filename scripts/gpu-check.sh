@@ -74,12 +74,16 @@ summary=
 note() { summary="$summary$1
 "; }
 
-# The tests/cuda programs that check the GPU's behaviour: not those marked
-# "// engine: cpu", which check what anygpu's cpu engine refuses or traps
-# where a GPU runs on.
+# programs [cpu]: the tests/cuda programs that check the GPU's behaviour,
+# or with cpu those marked "// engine: cpu", which check what anygpu's cpu
+# engine refuses or traps where a GPU runs on.
 programs() {
 	for src in "$root"/tests/cuda/*.cu; do
-		grep -q '^// engine: cpu' "$src" || basename "$src" .cu
+		if grep -q '^// engine: cpu' "$src"; then
+			[ "${1:-}" = cpu ] && basename "$src" .cu
+		else
+			[ "${1:-}" = cpu ] || basename "$src" .cu
+		fi
 	done
 }
 
@@ -106,8 +110,7 @@ run_suite() {
 	fi
 }
 
-note "not run (engine: cpu):$(grep -l '^// engine: cpu' "$root"/tests/cuda/*.cu |
-	xargs -n1 basename | sed 's/\.cu$//' | tr '\n' ' ' | sed 's/^/ /')"
+note "not run (engine: cpu): $(programs cpu | tr '\n' ' ')"
 
 echo "== the cuda backend's unit test"
 if "$build/bin/test_cuda_backend" >"$logs/unit.log" 2>&1; then

@@ -233,10 +233,10 @@ static cudaError_t cuda_open(int ordinal, const struct ag_open_args *args,
 }
 
 /* Resetting the primary context frees what this instance allocated,
- * loaded and created in it, and clears a sticky error: closing is how the
- * runtime's cudaDeviceReset reaches the driver.  (Releasing the last
- * reference alone leaves a context that saw a device-side assert broken
- * for the next retain.) */
+ * loaded, created and pinned in it: closing is how the runtime's
+ * cudaDeviceReset reaches the driver.  It does not clear a sticky error:
+ * after a device-side assert the driver refuses the next retain (seen on
+ * an H200), as CUDA documents. */
 static void cuda_close(struct ag_backend *b)
 {
 	cu.cuDevicePrimaryCtxRelease(b->dev);

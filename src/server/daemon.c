@@ -107,15 +107,21 @@ static void peer_name(int fd, char *out, size_t len)
 		snprintf(out, len, "unix socket");
 }
 
+/* In the child: the session's end, its reason up the pipe for the
+ * daemon's log. */
+static void __attribute__((noreturn)) end_worker(int reason_fd, const char *why, int status)
+{
+	if (write(reason_fd, why, strlen(why)) < 0) {
+		/* The daemon is gone. */
+	}
+	_exit(status);
+}
+
 /* In the child, when the client is gone and its work holds the device:
- * the reason goes up the pipe and the process ends, which frees what the
- * session held. */
+ * ending the process frees what the session held. */
 static void __attribute__((noreturn)) abandon_session(void *ctx, const char *why)
 {
-	int fd = *(int *)ctx;
-	ssize_t w = write(fd, why, strlen(why));
-
-	_exit(1 + (w < 0));
+	end_worker(*(int *)ctx, why, 1);
 }
 
 /* In the child: serve the session and exit, reporting the reason. */
@@ -129,7 +135,6 @@ static void __attribute__((noreturn)) run_worker(struct daemon *d, int fd, int r
 	struct ag_tokens *tk = NULL;
 	char reason[512], err[256];
 	int rc;
-	ssize_t w;
 
 	set_signals(SIG_DFL);
 	for (int i = 0; i < d->nlfd; i++)
@@ -142,16 +147,14 @@ static void __attribute__((noreturn)) run_worker(struct daemon *d, int fd, int r
 		tk = ag_tokens_open(d->cfg->state_dir, err, sizeof(err));
 		if (!tk) {
 			snprintf(reason, sizeof(reason), "token store: %s", err);
-			w = write(reason_fd, reason, strlen(reason));
-			_exit(2 + (w < 0));
+			end_worker(reason_fd, reason, 2);
 		}
 		a.auth = ag_tokens_check;
 		a.auth_ctx = tk;
 	}
 	rc = ag_session_run(fd, &a, reason, sizeof(reason));
 	ag_tokens_close(tk);
-	w = write(reason_fd, reason, strlen(reason));
-	_exit(rc ? 1 : (w < 0));
+	end_worker(reason_fd, reason, rc ? 1 : 0);
 }
 
 static void accept_one(struct daemon *d, int lfd, int tls)

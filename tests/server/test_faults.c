@@ -332,21 +332,28 @@ static void test_hostile_textures(void **state)
 	assert_serves();
 }
 
-/* The fault kernels' module (fault_kernel.cu) in a new session; skips
- * the test when nvcc was not there to build it. */
-static struct ag_module *load_fault_kernels(struct ag_backend **b)
+/* The fatbin of fault_kernel.cu; skips the test when nvcc was not there
+ * to build it. */
+static const char *fault_fatbin(void)
 {
 	const char *path = getenv("AG_FAULT_FATBIN");
+
+	if (!path) {
+		print_message("AG_FAULT_FATBIN not set (no nvcc): skipped\n");
+		skip();
+	}
+	return path;
+}
+
+/* The fault kernels' module in a new session. */
+static struct ag_module *load_fault_kernels(const char *path, struct ag_backend **b)
+{
 	struct ag_module *m = NULL;
 	cudaError_t e;
 	FILE *fp;
 	long size;
 	void *image;
 
-	if (!path) {
-		print_message("AG_FAULT_FATBIN not set (no nvcc): skipped\n");
-		skip();
-	}
 	fp = fopen(path, "rb");
 	assert_non_null(fp);
 	fseek(fp, 0, SEEK_END);
@@ -367,7 +374,7 @@ static struct ag_module *load_fault_kernels(struct ag_backend **b)
 static void test_kernel_fault(void **state)
 {
 	struct ag_backend *b = NULL;
-	struct ag_module *m = load_fault_kernels(&b);
+	struct ag_module *m = load_fault_kernels(fault_fatbin(), &b);
 	struct ag_func *f;
 	const struct ag_func_info *fi;
 	struct ag_launch_cfg cfg = { { 1, 1, 1 }, { 32, 1, 1 }, 0, 0 };
@@ -393,13 +400,14 @@ static void test_client_gone_kernel_hangs(void **state)
 {
 	struct ag_launch_cfg cfg = { { 1, 1, 1 }, { 32, 1, 1 }, 0, 0 };
 	int busy = log_count("device was still busy");
+	const char *path = fault_fatbin();
 	pid_t pid;
 	int status;
 
 	pid = fork();
 	if (pid == 0) {
 		struct ag_backend *b = NULL;
-		struct ag_module *m = load_fault_kernels(&b);
+		struct ag_module *m = load_fault_kernels(path, &b);
 		struct ag_func *f;
 		const struct ag_func_info *fi;
 		ag_dptr flag;
