@@ -22,8 +22,10 @@
  * value is computed as before.  Either way the result is the same: the
  * identity holds for each thread by itself, uniform or not.
  *
- * Only kernels without barriers get bases: the others run their threads
- * one at a time, where the tests would only cost.
+ * Kernels with barriers get bases too: between two barriers their threads
+ * run in the same loop over a row (translate_fast.c, emit_phases), and a
+ * barrier saves a live register's base with it, so that a widening after
+ * the barrier finds the base its register was written with.
  *
  * A register gets a base only when the instruction that writes it is its
  * only writer in the kernel (counted over every destination operand) and
@@ -37,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/kernel_abi.h"
 #include "cpu/translate_int.h"
 
 /* Multipliers beyond this are left alone: they do not make array indices,
@@ -359,6 +362,39 @@ out:
 	sb_free(&v[1]);
 	sb_free(&e);
 	return rc;
+}
+
+int tr_aff_base(struct tr *t, const char *name, struct strbuf *sb)
+{
+	const struct aff_reg *r = find(t->aff, name);
+
+	return r && r->c && !base_name(t, name, sb);
+}
+
+/* A shared-memory address through 32-bit register name plus off, whose
+ * register has a base: base + c * x + off when that stays in the uint32
+ * range for the row (then it is the 32-bit sum), else as before.  A
+ * tile's row of threads then stores and loads a vector.  The test leaves
+ * room for any offset below AG_SH_ROOM, so that a tile's accesses at
+ * several offsets through one register share it: the compiler takes one
+ * test out of the thread loop, not one per offset. */
+int tr_aff_shared(struct tr *t, const char *name, int64_t off, struct strbuf *sb)
+{
+	struct strbuf b = STRBUF_INIT, r = STRBUF_INIT;
+	const struct aff_reg *a = find(t->aff, name);
+
+	if (!a || !a->c || off < 0 || off >= AG_SH_ROOM || base_name(t, name, &b) ||
+	    tr_reg_lvalue(t, name, &r)) {
+		sb_free(&b);
+		return 0;
+	}
+	sb_addf(sb, "(sh + (ag_zx_room(%s, %" PRId64 ", ag_ntid0) ? (uint64_t)((int64_t)%s + "
+		"(int64_t)%" PRId64 " * (int64_t)ag_x + %" PRId64 ") : "
+		"(uint64_t)(uint32_t)(%s + (uint32_t)%" PRId64 ")))",
+		b.buf, a->c, b.buf, a->c, off, r.buf, off);
+	sb_free(&b);
+	sb_free(&r);
+	return 1;
 }
 
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in)

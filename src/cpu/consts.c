@@ -82,8 +82,8 @@ struct tr_consts *tr_consts_scan(const struct ptx_func *fn)
 	}
 	if (c->n)
 		qsort(c->v, c->n, sizeof(*c->v), cmp_const);
-	/* one entry per register: its write if it is the only one and sets
-	 * a constant, else NULL */
+	/* one entry per register: its write if it is the only one, else
+	 * NULL */
 	for (i = j = 0; i < c->n; i++) {
 		if (j && !strcmp(c->v[j - 1].name, c->v[i].name)) {
 			c->v[j - 1].def = NULL;
@@ -92,23 +92,27 @@ struct tr_consts *tr_consts_scan(const struct ptx_func *fn)
 		c->v[j++] = c->v[i];
 	}
 	c->n = j;
-	for (i = 0; i < c->n; i++)
-		if (c->v[i].def && !sets_constant(c->v[i].def))
-			c->v[i].def = NULL;
 	return c;
+}
+
+const struct ptx_insn *tr_one_def(const struct tr_consts *c, const char *reg)
+{
+	struct tr_const key = { reg, NULL };
+	const struct tr_const *p = c && c->n && reg ?
+		bsearch(&key, c->v, c->n, sizeof(*c->v), cmp_const) : NULL;
+
+	return p ? p->def : NULL;
 }
 
 const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
 				    enum ptx_type *ty)
 {
-	struct tr_const key = { reg, NULL };
-	const struct tr_const *p = c && c->n ?
-		bsearch(&key, c->v, c->n, sizeof(*c->v), cmp_const) : NULL;
+	const struct ptx_insn *def = tr_one_def(c, reg);
 
-	if (!p || !p->def)
+	if (!def || !sets_constant(def))
 		return NULL;
-	*ty = mov_type(p->def);
-	return p->def;
+	*ty = mov_type(def);
+	return def;
 }
 
 void tr_consts_free(struct tr_consts *c)

@@ -21,6 +21,10 @@
 
 #define AG_KERNEL_ABI 3u
 #define AG_WORKER_STACK (64u << 20)
+/* Shared-memory offsets below this, added to a register with a base, share
+ * one range test (affine.c, ag_zx_room): more than any block's shared
+ * memory. */
+#define AG_SH_ROOM (1 << 20)
 
 struct ag_block;
 

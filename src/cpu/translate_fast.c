@@ -230,6 +230,7 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 	struct strbuf *save = xcalloc(t->nresume + 1, sizeof(*save));
 	struct strbuf *load = xcalloc(t->nresume + 1, sizeof(*load));
 	struct strbuf name = STRBUF_INIT, local = STRBUF_INIT, col = STRBUF_INIT;
+	const char *p, *nl;
 	uint32_t i, j, k, cols = 0;
 
 	for (i = 0; i < t->nregs; i++) {
@@ -241,6 +242,8 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 			/* the PTX name, the C local, its column */
 			sb_reset(&name);
 			sb_addf(&name, s->range ? "%s%u" : "%s", s->name, j);
+			if (tr_remat_has(t->remat, name.buf))
+				continue;
 			sb_reset(&local);
 			sb_addf(&local, s->range ? "r%u_%u" : "r%u", s->id, j);
 			sb_reset(&col);
@@ -253,11 +256,31 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 				sb_addf(&load[k], " %s = %s;", local.buf, col.buf);
 			}
 			cols += used;
+			/* its base (affine.c) in a column of its own */
+			sb_reset(&local);
+			if (!used || !tr_aff_base(t, name.buf, &local))
+				continue;
+			sb_reset(&col);
+			sb_addf(&col, "((uint32_t *)(A + (size_t)%u * 8 * nt_))[t_]", cols++);
+			for (k = 1; k <= t->nresume; k++) {
+				if (!tr_live_after(lv, k, name.buf))
+					continue;
+				sb_addf(&save[k], " %s = %s;", col.buf, local.buf);
+				sb_addf(&load[k], " %s = %s;", local.buf, col.buf);
+			}
 		}
 	}
+	/* the registers remat.c found are computed again after each barrier */
+	sb_addf(out, "#define AG_REMAT%u \\\n", t->fidx);
+	for (p = tr_remat_code(t->remat); (nl = strchr(p, '\n')); p = nl + 1) {
+		sb_add(out, p, (size_t)(nl - p));
+		sb_adds(out, " \\\n");
+	}
+	sb_addf(out, "%s\n", p);
 	for (k = 1; k <= t->nresume; k++) {
-		sb_addf(out, "#define AG_SAVE%u_%u%s\n#define AG_RESTORE%u_%u%s\n", t->fidx, k,
-			save[k].buf ? save[k].buf : "", t->fidx, k, load[k].buf ? load[k].buf : "");
+		sb_addf(out, "#define AG_SAVE%u_%u%s\n#define AG_RESTORE%u_%u%s AG_REMAT%u\n",
+			t->fidx, k, save[k].buf ? save[k].buf : "", t->fidx, k,
+			load[k].buf ? load[k].buf : "", t->fidx);
 		sb_free(&save[k]);
 		sb_free(&load[k]);
 	}
@@ -678,9 +701,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
 	t->scalar = 1;
-	/* with barriers the threads run one at a time: bases would cost
-	 * without a vector loop to pay for them */
-	t->affine = !u.barrier;
+	t->affine = 1;
 	if (emit_funcs(t, seen, entry, out) || tr_function(t, entry, out)) {
 		t->scalar = 0;
 		return -1;

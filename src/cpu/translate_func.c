@@ -922,11 +922,16 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 			terminated = 0;
 		}
 		switch (s->kind) {
-		case PTX_STMT_INSN:
+		case PTX_STMT_INSN: {
+			size_t from = t->code.len;
+
 			ins[nins++] = &s->u.insn;
 			rc = emit_insn(t, &s->u.insn);
+			if (!rc)
+				tr_remat_note(t, &s->u.insn, from);
 			terminated = ends_block(&s->u.insn);
 			break;
+		}
 		case PTX_STMT_DECL:
 			rc = declare(t, &s->u.decl);
 			break;
@@ -1038,6 +1043,8 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->consts = tr_consts_scan(t->fn);
 	if (t->scalar && t->fn->is_entry && t->affine)
 		t->aff = tr_aff_scan(t->fn);
+	if (t->scalar && t->fn->is_entry)
+		t->remat = tr_remat_scan(t->fn, t->consts);
 	if (!t->scalar) {
 		t->live = tr_live_scan(t->fn);
 		t->forms = tr_forms_scan(t->fn);
@@ -1056,6 +1063,8 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	}
 	tr_aff_free(t->aff);
 	t->aff = NULL;
+	tr_remat_free(t->remat);
+	t->remat = NULL;
 	tr_live_free(t->live);
 	t->live = NULL;
 	tr_forms_free(t->forms);

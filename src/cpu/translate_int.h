@@ -102,6 +102,7 @@ struct tr {
 	uint32_t nresume;       /* barriers: points where a thread resumes */
 	int affine;             /* the kernel's scalar translation may have bases */
 	struct tr_aff *aff;     /* the kernel's registers with a base, or NULL */
+	struct tr_remat *remat; /* those barriers recompute, or NULL */
 };
 
 /* translate.c */
@@ -193,9 +194,11 @@ int tr_flow_build(const struct ptx_func *fn, struct tr_flow *f);
 void tr_flow_free(struct tr_flow *f);
 
 /* consts.c: registers whose one write is an unguarded mov of an
- * immediate; tr_const_def gives that mov and its type, or NULL */
+ * immediate; tr_const_def gives that mov and its type, or NULL;
+ * tr_one_def the one instruction that writes reg, or NULL (none, more) */
 struct tr_consts;
 struct tr_consts *tr_consts_scan(const struct ptx_func *fn);
+const struct ptx_insn *tr_one_def(const struct tr_consts *c, const char *reg);
 const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
 				    enum ptx_type *ty);
 void tr_consts_free(struct tr_consts *c);
@@ -296,11 +299,30 @@ int tr_redeclared(const struct ptx_func *fn);   /* a register name declared twic
  * plus a constant multiple of %tid.x, whose widenings to 64 bits become
  * affine in the thread loop.  tr_aff_scan: NULL when it cannot tell;
  * tr_aff_insn, before an instruction is emitted: 1 when it emitted the
- * instruction itself, 0 when the usual emitter is to, -1 on error. */
+ * instruction itself, 0 when the usual emitter is to, -1 on error;
+ * tr_aff_base: 1 and the C name of register name's base in sb when it has
+ * one (a barrier saves it with the register), else 0; tr_aff_shared: 1
+ * when it wrote a shared address through such a register. */
 struct tr_aff;
 struct tr_aff *tr_aff_scan(const struct ptx_func *fn);
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in);
+int tr_aff_base(struct tr *t, const char *name, struct strbuf *sb);
+int tr_aff_shared(struct tr *t, const char *name, int64_t off, struct strbuf *sb);
 void tr_aff_free(struct tr_aff *a);
+
+/* remat.c: registers of a kernel's scalar translation whose one write
+ * computes the same value every time from the thread's and the launch's
+ * indices and the parameters: a barrier recomputes them (the code of those
+ * writes, in order) instead of keeping them.  tr_remat_scan: NULL when
+ * there are none; tr_remat_has: reg is one; tr_remat_note: in was just
+ * emitted, its code from t->code's offset at on; tr_remat_code: the code
+ * of them all. */
+struct tr_remat;
+struct tr_remat *tr_remat_scan(const struct ptx_func *fn, const struct tr_consts *c);
+int tr_remat_has(const struct tr_remat *r, const char *reg);
+void tr_remat_note(struct tr *t, const struct ptx_insn *in, size_t at);
+const char *tr_remat_code(const struct tr_remat *r);
+void tr_remat_free(struct tr_remat *r);
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 tr_emit_fn tr_fast_flow(const char *opcode);
 int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *rets,

@@ -838,6 +838,17 @@ AG_INLINE int ag_zx_ok(uint32_t base, int64_t c, uint32_t n)
 	return end >= 0 && end <= (int64_t)UINT32_MAX;
 }
 
+/* Whether base + c * x + off, for every x in [0, n) and every offset
+ * 0 <= off < AG_SH_ROOM, stays inside the uint32 range: a shared-memory
+ * address through a register with a base (affine.c). */
+AG_INLINE int ag_zx_room(uint32_t base, int64_t c, uint32_t n)
+{
+	const int64_t top = (int64_t)UINT32_MAX - AG_SH_ROOM;
+	int64_t end = (int64_t)base + c * (int64_t)(n - 1);
+
+	return end >= 0 && end <= top && (int64_t)base <= top;
+}
+
 /* Bits. */
 AG_INLINE uint32_t ag_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 AG_INLINE float ag_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }

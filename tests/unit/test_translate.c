@@ -768,6 +768,54 @@ static void test_offset_bases(void **state)
 	translates_with(ptx, (const char *const[]){ " + (12);", " + (-8);", NULL }, NULL);
 }
 
+/* The fast path with a barrier: a shared address whose base (affine.c)
+ * comes from memory, so that the barrier keeps the base with its register
+ * (remat.c recomputes only what comes from the launch), and whose row of
+ * threads crosses 2^32: 4 * x - 8 wraps for x < 2, which the guard keeps
+ * from loading, while the others read s[x - 2] and s[x + 2] through the
+ * wrapped 32-bit sum.  s[x + 1], through a base of 0, takes the vector
+ * form, one test of ag_zx_room for its offsets. */
+static void test_shared_bases(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.shared .align 4 .b8 s[256];\n"
+		"\t.reg .b32 %r<12>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tld.global.u32 %r9, [%rd1];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tshl.b32 %r2, %r1, 2;\n"
+		"\tst.shared.u32 [%r2], %r1;\n"
+		"\tadd.s32 %r3, %r2, %r9;\n"
+		"\tbar.sync 0;\n"
+		"\tsetp.lt.u32 %p1, %r1, 2;\n"
+		"\tmov.u32 %r4, 1000;\n"
+		"\t@!%p1 ld.shared.u32 %r4, [%r3];\n"
+		"\tld.shared.u32 %r5, [%r3+16];\n"
+		"\tld.shared.u32 %r6, [%r2+4];\n"
+		"\tmul.wide.u32 %rd2, %r1, 12;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r4;\n"
+		"\tst.global.u32 [%rd3+4], %r5;\n"
+		"\tst.global.u32 [%rd3+8], %r6;\n"
+		"\tret;\n}\n";
+	uint32_t o[3 * 60], x;
+
+	(void)state;
+	memset(o, 0, sizeof(o));
+	o[0] = 0xfffffff8u;
+	run(ptx, "k", 60, o);
+	for (x = 0; x < 60; x++) {
+		assert_int_equal(o[3 * x], x < 2 ? 1000 : x - 2);
+		if (x + 2 < 60)         /* s[60..63] are never written */
+			assert_int_equal(o[3 * x + 1], x + 2);
+		if (x + 1 < 60)
+			assert_int_equal(o[3 * x + 2], x + 1);
+	}
+	translates_with(ptx, (const char *const[]){ "ag_zx_room(", "#define AG_REMAT0", NULL },
+			NULL);
+}
+
 /* Lanes 0..9 take a branch, then ballot and activemask see only them;
  * after the join all 32 lanes run together again. */
 static void test_vote_divergent(void **state)
@@ -1118,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_step_form),
 		cmocka_unit_test(test_lockstep_wide),
 		cmocka_unit_test(test_offset_bases),
+		cmocka_unit_test(test_shared_bases),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
