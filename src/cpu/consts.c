@@ -11,7 +11,9 @@
  * in PTX), so its reads can be the immediate itself (tr_src).
  *
  * Writes are the registers tr_dests finds (an instruction's first operand:
- * vectors, "%r|%p" pairs and a call's results included).  A function
+ * vectors, "%r|%p" pairs and a call's results included).  The table keeps
+ * the one write of every register written once, which remat.c asks for
+ * too (tr_one_def).  A function
  * with a register name declared twice in nested scopes has no constants:
  * one name would stand for two variables.
  */
