@@ -91,11 +91,11 @@ static int pure_source(const struct tr_remat *r, const struct ptx_func *fn,
 static int qualifies(const struct tr_remat *r, const struct ptx_func *fn,
 		     const struct tr_consts *c, const struct ptx_insn *in)
 {
-	const struct ptx_operand *d = &in->ops[0];
+	const struct ptx_operand *d = in->nops ? &in->ops[0] : NULL;
 	int load = !strcmp(in->opcode, "ld") && tr_has(in, ".param");
 	uint32_t i;
 
-	if (in->guard || in->nops < 2 || d->kind != PTX_OP_REG || d->component || d->pair ||
+	if (!d || in->guard || in->nops < 2 || d->kind != PTX_OP_REG || d->component || d->pair ||
 	    tr_one_def(c, d->name) != in)
 		return 0;
 	if (!load && !tr_in_list(pure_ops, sizeof(pure_ops) / sizeof(pure_ops[0]), in->opcode))
