@@ -225,11 +225,30 @@ void tr_fast_locals(struct tr *t, struct tr_sym *s)
  * own slots they were 1 KB apart, which the C compiler does not make
  * vector code of.
  */
+/* local, of C type ty, kept in column col after each barrier where
+ * register name is live: whether it is after some. */
+static int keep_in_column(const struct tr *t, const struct tr_live *lv, const char *name,
+			  const char *ty, uint32_t col, const char *local, struct strbuf *save,
+			  struct strbuf *load)
+{
+	int used = 0;
+	uint32_t k;
+
+	for (k = 1; k <= t->nresume; k++) {
+		if (!tr_live_after(lv, k, name))
+			continue;
+		used = 1;
+		sb_addf(&save[k], " ((%s *)(A + (size_t)%u * 8 * nt_))[t_] = %s;", ty, col, local);
+		sb_addf(&load[k], " %s = ((%s *)(A + (size_t)%u * 8 * nt_))[t_];", local, ty, col);
+	}
+	return used;
+}
+
 static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strbuf *out)
 {
 	struct strbuf *save = xcalloc(t->nresume + 1, sizeof(*save));
 	struct strbuf *load = xcalloc(t->nresume + 1, sizeof(*load));
-	struct strbuf name = STRBUF_INIT, local = STRBUF_INIT, col = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, local = STRBUF_INIT;
 	const char *p, *nl;
 	uint32_t i, j, k, cols = 0;
 
@@ -237,8 +256,6 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 		const struct tr_sym *s = &t->regs[i];
 
 		for (j = 0; j < (s->range ? s->range : 1); j++) {
-			int used = 0;
-
 			/* the PTX name, the C local, its column */
 			sb_reset(&name);
 			sb_addf(&name, s->range ? "%s%u" : "%s", s->name, j);
@@ -246,28 +263,14 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 				continue;
 			sb_reset(&local);
 			sb_addf(&local, s->range ? "r%u_%u" : "r%u", s->id, j);
-			sb_reset(&col);
-			sb_addf(&col, "((%s *)(A + (size_t)%u * 8 * nt_))[t_]", tr_ctype(s->type), cols);
-			for (k = 1; k <= t->nresume; k++) {
-				if (!tr_live_after(lv, k, name.buf))
-					continue;
-				used = 1;
-				sb_addf(&save[k], " %s = %s;", col.buf, local.buf);
-				sb_addf(&load[k], " %s = %s;", local.buf, col.buf);
-			}
-			cols += used;
+			if (!keep_in_column(t, lv, name.buf, tr_ctype(s->type), cols, local.buf, save, load))
+				continue;
+			cols++;
 			/* its base (affine.c) in a column of its own */
 			sb_reset(&local);
-			if (!used || !tr_aff_base(t, name.buf, &local))
-				continue;
-			sb_reset(&col);
-			sb_addf(&col, "((uint32_t *)(A + (size_t)%u * 8 * nt_))[t_]", cols++);
-			for (k = 1; k <= t->nresume; k++) {
-				if (!tr_live_after(lv, k, name.buf))
-					continue;
-				sb_addf(&save[k], " %s = %s;", col.buf, local.buf);
-				sb_addf(&load[k], " %s = %s;", local.buf, col.buf);
-			}
+			if (tr_aff_base(t, name.buf, &local))
+				cols += keep_in_column(t, lv, name.buf, "uint32_t", cols, local.buf,
+						       save, load);
 		}
 	}
 	/* the registers remat.c found are computed again after each barrier */
@@ -289,7 +292,6 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 	free(load);
 	sb_free(&name);
 	sb_free(&local);
-	sb_free(&col);
 }
 
 /* What a thread does when it leaves by exit: a kernel's thread returns, a
@@ -701,7 +703,6 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
 	t->scalar = 1;
-	t->affine = 1;
 	if (emit_funcs(t, seen, entry, out) || tr_function(t, entry, out)) {
 		t->scalar = 0;
 		return -1;

@@ -1041,10 +1041,10 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->nresume = 0;
 	declare_params(t);
 	t->consts = tr_consts_scan(t->fn);
-	if (t->scalar && t->fn->is_entry && t->affine)
+	if (t->scalar && t->fn->is_entry) {
 		t->aff = tr_aff_scan(t->fn);
-	if (t->scalar && t->fn->is_entry)
 		t->remat = tr_remat_scan(t->fn, t->consts);
+	}
 	if (!t->scalar) {
 		t->live = tr_live_scan(t->fn);
 		t->forms = tr_forms_scan(t->fn);

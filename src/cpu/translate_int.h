@@ -100,7 +100,6 @@ struct tr {
 	struct tr_sym *regs;    /* its registers, which barriers keep in the */
 	uint32_t nregs, capregs;        /* thread's slot S */
 	uint32_t nresume;       /* barriers: points where a thread resumes */
-	int affine;             /* the kernel's scalar translation may have bases */
 	struct tr_aff *aff;     /* the kernel's registers with a base, or NULL */
 	struct tr_remat *remat; /* those barriers recompute, or NULL */
 };
