@@ -382,19 +382,17 @@ int tr_aff_shared(struct tr *t, const char *name, int64_t off, struct strbuf *sb
 {
 	struct strbuf b = STRBUF_INIT, r = STRBUF_INIT;
 	const struct aff_reg *a = find(t->aff, name);
+	int ok = a && a->c && off >= 0 && off < AG_SH_ROOM && !base_name(t, name, &b) &&
+		 !tr_reg_lvalue(t, name, &r);
 
-	if (!a || !a->c || off < 0 || off >= AG_SH_ROOM || base_name(t, name, &b) ||
-	    tr_reg_lvalue(t, name, &r)) {
-		sb_free(&b);
-		return 0;
-	}
-	sb_addf(sb, "(sh + (ag_zx_room(%s, %" PRId64 ", ag_ntid0) ? (uint64_t)((int64_t)%s + "
-		"(int64_t)%" PRId64 " * (int64_t)ag_x + %" PRId64 ") : "
-		"(uint64_t)(uint32_t)(%s + (uint32_t)%" PRId64 ")))",
-		b.buf, a->c, b.buf, a->c, off, r.buf, off);
+	if (ok)
+		sb_addf(sb, "(sh + (ag_zx_room(%s, %" PRId64 ", ag_ntid0) ? (uint64_t)((int64_t)%s + "
+			"(int64_t)%" PRId64 " * (int64_t)ag_x + %" PRId64 ") : "
+			"(uint64_t)(uint32_t)(%s + (uint32_t)%" PRId64 ")))",
+			b.buf, a->c, b.buf, a->c, off, r.buf, off);
 	sb_free(&b);
 	sb_free(&r);
-	return 1;
+	return ok;
 }
 
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in)

@@ -61,12 +61,24 @@ static int is_param(const struct ptx_func *fn, const char *name)
 	return 0;
 }
 
-/* Whether source operand o is the same every time the thread reads it.
- * The registers found so far are in r->v[0..r->n), not yet sorted. */
-static int pure_source(const struct tr_remat *r, const struct ptx_func *fn,
-		       const struct ptx_operand *o)
+/* The scan: the function, its one writes, and per statement of the body
+ * whether it is one of the writes found so far. */
+struct scan {
+	const struct ptx_func *fn;
+	const struct tr_consts *c;
+	uint8_t *pure;
+};
+
+/* The index in fn->body of the statement that is instruction in. */
+static size_t body_index(const struct ptx_func *fn, const struct ptx_insn *in)
 {
-	uint32_t i;
+	return (size_t)((const char *)in - (const char *)&fn->body[0].u.insn) / sizeof(fn->body[0]);
+}
+
+/* Whether source operand o is the same every time the thread reads it. */
+static int pure_source(const struct scan *sc, const struct ptx_operand *o)
+{
+	const struct ptx_insn *def;
 
 	switch (o->kind) {
 	case PTX_OP_IMM:
@@ -74,57 +86,58 @@ static int pure_source(const struct tr_remat *r, const struct ptx_func *fn,
 	case PTX_OP_SYM:
 		return 1;
 	case PTX_OP_ADDR:
-		return o->name && is_param(fn, o->name);
+		return o->name && is_param(sc->fn, o->name);
 	case PTX_OP_REG:
 		if (o->component)
 			return tr_in_list(launch_sregs, sizeof(launch_sregs) / sizeof(launch_sregs[0]),
 					  o->name);
-		for (i = 0; i < r->n; i++)
-			if (!strcmp(r->v[i], o->name))
-				return 1;
-		return 0;
+		def = tr_one_def(sc->c, o->name);
+		return def && sc->pure[body_index(sc->fn, def)];
 	default:
 		return 0;
 	}
 }
 
-static int qualifies(const struct tr_remat *r, const struct ptx_func *fn,
-		     const struct tr_consts *c, const struct ptx_insn *in)
+static int qualifies(const struct scan *sc, const struct ptx_insn *in)
 {
 	const struct ptx_operand *d = in->nops ? &in->ops[0] : NULL;
 	int load = !strcmp(in->opcode, "ld") && tr_has(in, ".param");
 	uint32_t i;
 
 	if (!d || in->guard || in->nops < 2 || d->kind != PTX_OP_REG || d->component || d->pair ||
-	    tr_one_def(c, d->name) != in)
+	    tr_one_def(sc->c, d->name) != in)
 		return 0;
 	if (!load && !tr_in_list(pure_ops, sizeof(pure_ops) / sizeof(pure_ops[0]), in->opcode))
 		return 0;
 	for (i = 1; i < in->nops; i++)
-		if (!pure_source(r, fn, &in->ops[i]))
+		if (!pure_source(sc, &in->ops[i]))
 			return 0;
 	return 1;
 }
 
 struct tr_remat *tr_remat_scan(const struct ptx_func *fn, const struct tr_consts *c)
 {
+	struct scan sc = { fn, c, NULL };
 	struct tr_remat *r;
 	uint32_t i;
 
-	if (!c)
+	if (!c || !fn->nbody)
 		return NULL;
 	r = xcalloc(1, sizeof(*r));
+	sc.pure = xcalloc(fn->nbody, 1);
 	for (i = 0; i < fn->nbody; i++) {
 		const struct ptx_insn *in = tr_insn_at(fn, i);
 
-		if (!in || !qualifies(r, fn, c, in))
+		if (!in || !qualifies(&sc, in))
 			continue;
+		sc.pure[i] = 1;
 		if (r->n == r->cap) {
 			r->cap = r->cap ? 2 * r->cap : 32;
 			r->v = xrealloc(r->v, r->cap * sizeof(*r->v));
 		}
 		r->v[r->n++] = in->ops[0].name;
 	}
+	free(sc.pure);
 	if (!r->n) {
 		tr_remat_free(r);
 		return NULL;

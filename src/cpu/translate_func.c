@@ -1043,7 +1043,9 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->consts = tr_consts_scan(t->fn);
 	if (t->scalar && t->fn->is_entry) {
 		t->aff = tr_aff_scan(t->fn);
-		t->remat = tr_remat_scan(t->fn, t->consts);
+		/* the lockstep translation, done first, saw its barriers */
+		if (t->fi[fidx].flags & AG_KF_BARRIER)
+			t->remat = tr_remat_scan(t->fn, t->consts);
 	}
 	if (!t->scalar) {
 		t->live = tr_live_scan(t->fn);
