@@ -206,6 +206,11 @@ void tr_fast_locals(struct tr *t, struct tr_sym *s)
 		t->regs = xrealloc(t->regs, t->capregs * sizeof(*t->regs));
 	}
 	t->regs[t->nregs++] = *s;
+	if (t->shape) {
+		for (i = 0; i < (s->range ? s->range : 1); i++)
+			tr_group_local(t, s, i);
+		return;
+	}
 	if (!s->range) {
 		sb_addf(&t->locals, "\t%s r%u;\n", tr_ctype(s->type), s->id);
 		return;
@@ -536,8 +541,13 @@ static void emit_scratch(uint32_t entry, const char *nt, int barriers, struct st
  * lets the rest of its row of threads run, as other threads of a GPU run
  * on meanwhile. */
 static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int wide,
-			     struct strbuf *out)
+			     int group, struct strbuf *out)
 {
+	const char *thread = "\t\t\t\tw.tid[0][0] = (uint32_t)x;\n\t\t\t\tw.tid[1][0] = y;\n"
+		"\t\t\t\tw.tid[2][0] = z;\n"
+		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
+		"NULL, 0, 0);\n\t\t\t}\n";
+
 	emit_block_start(entry, psize, copy, wide, out);
 	sb_addf(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
 		"\tunsigned y, z, ex;\n"
@@ -548,12 +558,18 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 	sb_addf(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
 		"\tfor (z = 0; z < d.ntid[2]; z++)\n"
-		"\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++)\n"
-		"\t\t\tfor (int32_t x = 0; x < nx; x++) {\n"
-		"\t\t\t\tw.tid[0][0] = (uint32_t)x;\n\t\t\t\tw.tid[1][0] = y;\n"
-		"\t\t\t\tw.tid[2][0] = z;\n"
-		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, NULL, 0, 0);\n"
-		"\t\t\t}\n}\n\n", entry);
+		"\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++)\n");
+	if (group)
+		/* AG_G threads at a time; when a widening finds them across the
+		 * wrap (group.c), before any store, one at a time */
+		sb_addf(out, "\t\t\tfor (int32_t x0 = 0; x0 < nx; x0 += AG_G) {\n"
+			"\t\t\t\tif (ag_g%u(&w, prm, &d, (uint32_t)x0, y, z, (uint32_t)nx, b, sh))\n"
+			"\t\t\t\t\tcontinue;\n"
+			"\t\t\t\tfor (int32_t x = x0; x < nx && x - x0 < AG_G; x++) {\n", entry);
+	else
+		sb_adds(out, "\t\t\tfor (int32_t x = 0; x < nx; x++) {\n");
+	sb_addf(out, thread, entry);
+	sb_adds(out, group ? "\t\t\t}\n}\n\n" : "}\n\n");
 }
 
 /*
@@ -672,12 +688,35 @@ static int compute_bound(const struct reach_use *u)
 	return !u->loop && u->flops >= COMPUTE_BOUND * (u->accesses ? u->accesses : 1);
 }
 
+/* The shapes of the registers of a kernel that has a group translation
+ * (group.c), or NULL: it reaches no function and declares no local
+ * memory, and shape.c finds its control flow uniform. */
+static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const uint8_t *seen)
+{
+	const struct ptx_func *fn = &t->m->funcs[entry];
+	struct tr_consts *c;
+	struct tr_shape *s;
+	uint32_t i;
+
+	for (i = 0; i < t->m->nfuncs; i++)
+		if (seen[i] && i != entry)
+			return NULL;
+	for (i = 0; i < fn->nbody; i++)
+		if (fn->body[i].kind == PTX_STMT_DECL && fn->body[i].u.decl.space != PTX_SPACE_REG)
+			return NULL;
+	c = tr_consts_scan(fn);
+	s = tr_shape_scan(fn, c);
+	tr_consts_free(c);
+	return s;
+}
+
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out)
 {
 	struct reach_use u = { 0 };
+	struct tr_shape *shape = NULL;
 	uint32_t f, psize;
-	int calls = 0;
+	int calls = 0, group, rc;
 
 	for (f = 0; f < t->m->nfuncs; f++)
 		if (seen[f])
@@ -696,24 +735,35 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * vector instructions pay for lockstep (measured: n-body, tiled SGEMM;
 	 * a tiled transpose, whose loops only move data, stays faster one
 	 * thread at a time).  Other loops that only compute (and may diverge)
-	 * run faster one thread at a time. */
-	if (u.lockstep || (u.shared && u.volatile_) || (u.grid_size && u.loop) ||
-	    (u.loop_loads && !u.barrier) || (u.loop_math && u.barrier))
+	 * run faster one thread at a time.  Kernels without barriers whose
+	 * control flow is uniform run sixteen threads at a time instead, as
+	 * vector code (group.c), with the scalar translation for the groups
+	 * whose indices cross the wrap. */
+	if (u.lockstep || (u.shared && u.volatile_) || (u.loop_math && u.barrier))
+		return 0;
+	if (((u.grid_size && u.loop) || (u.loop_loads && !u.barrier)) &&
+	    (u.barrier || !(shape = group_shapes(t, entry, seen))))
 		return 0;
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
 	t->scalar = 1;
-	if (emit_funcs(t, seen, entry, out) || tr_function(t, entry, out)) {
-		t->scalar = 0;
-		return -1;
+	rc = emit_funcs(t, seen, entry, out) || tr_function(t, entry, out);
+	if (!rc && shape) {
+		t->shape = shape;
+		rc = tr_function(t, entry, out);
+		t->shape = NULL;
 	}
 	t->scalar = 0;
+	group = shape != NULL;
+	tr_shape_free(shape);
+	if (rc)
+		return -1;
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
 	for (f = 0; f < t->m->nfuncs; f++)
 		calls |= seen[f] && f != entry;
 	if (t->nresume)
 		emit_block(entry, dyn, psize, !calls, t->nresume, out);
 	else
-		emit_block_plain(entry, dyn, psize, !calls, compute_bound(&u), out);
+		emit_block_plain(entry, dyn, psize, !calls, compute_bound(&u), group, out);
 	return 1;
 }

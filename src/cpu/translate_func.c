@@ -799,9 +799,24 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	size_t i;
 	int rc;
 
+	if (t->shape && tr_fast_flow(in->opcode)) {
+		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
+		return tr_group_flow(t, in);
+	}
 	if (t->scalar && (fn = tr_fast_flow(in->opcode))) {
 		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
 		return fn(t, in);
+	}
+	if (t->shape) {
+		size_t from = t->code.len;
+
+		tr_group_begin(t, in);
+		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
+		fn = lane_local_emitter(in);
+		rc = fn ? fn(t, in) : tr_unsupported(t, in, "in a group of threads");
+		if (!rc)
+			tr_group_end(t, in, from);
+		return rc;
 	}
 	for (i = 0; i < sizeof(flow) / sizeof(flow[0]) && !fn; i++)
 		if (!strcmp(in->opcode, flow[i].op))
@@ -834,6 +849,8 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
  * past the function's end, which returns. */
 static void emit_fallthrough(struct tr *t, int terminated)
 {
+	if (t->shape)
+		tr_group_close(t);
 	if (t->scalar)
 		return;
 	tr_fuse(t, 0);
@@ -1041,7 +1058,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->nresume = 0;
 	declare_params(t);
 	t->consts = tr_consts_scan(t->fn);
-	if (t->scalar && t->fn->is_entry) {
+	if (t->scalar && t->fn->is_entry && !t->shape) {
 		t->aff = tr_aff_scan(t->fn);
 		/* the lockstep translation, done first, saw its barriers */
 		if (t->fi[fidx].flags & AG_KF_BARRIER)
@@ -1057,7 +1074,10 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	free(bb);
 	if (!rc && t->shared_size > shared_start && t->shared_size > t->fi[fidx].shared_end)
 		t->fi[fidx].shared_end = t->shared_size;
-	if (!rc && t->scalar) {
+	if (!rc && t->shape) {
+		t->shared_size = shared_start;
+		tr_group_function(t, fidx, out);
+	} else if (!rc && t->scalar) {
 		t->shared_size = shared_start;
 		tr_fast_function(t, fidx, out);
 	} else if (!rc) {
@@ -1075,5 +1095,6 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->consts = NULL;
 	tr_uniform_free(t->uniform);
 	t->uniform = NULL;
+	tr_group_free(t);
 	return rc ? -1 : 0;
 }

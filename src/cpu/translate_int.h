@@ -102,6 +102,10 @@ struct tr {
 	uint32_t nresume;       /* barriers: points where a thread resumes */
 	struct tr_aff *aff;     /* the kernel's registers with a base, or NULL */
 	struct tr_remat *remat; /* those barriers recompute, or NULL */
+
+	/* the group translation (group.c): sixteen threads of a row at once */
+	struct tr_shape *shape; /* its registers' shapes; NULL: not translating it */
+	struct tr_group *grp;   /* its loop over the lanes */
 };
 
 /* translate.c */
@@ -323,6 +327,32 @@ void tr_remat_note(struct tr *t, const struct ptx_insn *in, size_t at);
 const char *tr_remat_code(const struct tr_remat *r);
 void tr_remat_free(struct tr_remat *r);
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
+
+/* shape.c: the shape of each register of a kernel across a row group:
+ * uniform, linear (lane l holds lane 0's value plus c * l) or varying.
+ * tr_shape_scan: NULL when the kernel has no group translation;
+ * tr_shape_widen: in widens a linear 32-bit operand (its index *op, its
+ * step *c) whose lanes must not cross the wrap. */
+enum { TR_SHAPE_NONE, TR_SHAPE_U, TR_SHAPE_L, TR_SHAPE_V };
+struct tr_shape;
+struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *c);
+int tr_shape_reg(const struct tr_shape *s, const char *reg, int64_t *c);
+int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t *op, int64_t *c,
+		   int *is_signed);
+void tr_shape_free(struct tr_shape *s);
+
+/* group.c: the group translation's registers, instructions and function */
+void tr_group_begin(struct tr *t, const struct ptx_insn *in);
+void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from);
+void tr_group_close(struct tr *t);
+void tr_group_lanes_begin(struct tr *t, const struct ptx_insn *in);
+void tr_group_lanes_end(struct tr *t);
+int tr_group_flow(struct tr *t, const struct ptx_insn *in);
+void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i);
+void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
+		  const char *cname, int write, struct strbuf *sb);
+void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out);
+void tr_group_free(struct tr *t);
 tr_emit_fn tr_fast_flow(const char *opcode);
 int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *rets,
 		 const struct ptx_operand *args, const struct ptx_operand *target,

@@ -130,9 +130,21 @@ static unsigned long range_index(const struct tr_sym *s, const char *name)
 	return strtoul(name + strlen(s->name), NULL, 10);
 }
 
-static void reg_lvalue(const struct tr_sym *s, const char *name, struct strbuf *sb)
+/* Register name as C; write: as the destination (a group translation's
+ * linear register is then lane 0's value, group.c). */
+static void reg_lvalue(const struct tr *t, const struct tr_sym *s, const char *name, int write,
+		       struct strbuf *sb)
 {
-	if (s->local && s->range)
+	if (s->local && t->shape) {
+		struct strbuf c = STRBUF_INIT;
+
+		if (s->range)
+			sb_addf(&c, "r%u_%lu", s->id, range_index(s, name));
+		else
+			sb_addf(&c, "r%u", s->id);
+		tr_group_reg(t, s, name, c.buf, write, sb);
+		sb_free(&c);
+	} else if (s->local && s->range)
 		sb_addf(sb, "r%u_%lu", s->id, range_index(s, name));
 	else if (s->local)
 		sb_addf(sb, "r%u", s->id);
@@ -148,7 +160,7 @@ int tr_reg_lvalue(struct tr *t, const char *name, struct strbuf *sb)
 
 	if (!s || s->kind != TK_REG)
 		return -1;
-	reg_lvalue(s, name, sb);
+	reg_lvalue(t, s, name, 1, sb);
 	return 0;
 }
 
@@ -252,7 +264,7 @@ int tr_src(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 		} else if (s->kind == TK_REG) {
 			rc = const_value(t, o, s, &e);
 			if (!rc)
-				reg_lvalue(s, o->name, &e);
+				reg_lvalue(t, s, o->name, 0, &e);
 			rc = rc < 0 ? -1 : 0;
 			from = s->type;
 		} else {
@@ -296,7 +308,7 @@ int tr_dst(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	s = tr_lookup(t, o->name);
 	if (!s || s->kind != TK_REG)
 		return tr_fail(t, in->line, "unknown register '%s' at line %d", o->name, in->line);
-	reg_lvalue(s, o->name, &t->code);
+	reg_lvalue(t, s, o->name, 1, &t->code);
 	sb_adds(&t->code, " = ");
 	tr_conv(&t->code, ty, s->type, expr);
 	sb_adds(&t->code, ";\n");
@@ -324,7 +336,7 @@ int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 	if (s->kind == TK_REG && space == PTX_SPACE_SHARED && tr_aff_shared(t, o->name, o->i, sb))
 		return 0;
 	if (s->kind == TK_REG) {
-		reg_lvalue(s, o->name, &e);
+		reg_lvalue(t, s, o->name, 0, &e);
 		if (space == PTX_SPACE_SHARED)
 			sb_adds(sb, "(sh + ");
 		else
@@ -388,7 +400,7 @@ int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb)
 	if (!s || s->kind != TK_REG || s->type != PTX_T_PRED)
 		return tr_fail(t, in->line, "guard '%s' is not a predicate register", in->guard);
 	sb_adds(sb, in->guard_neg ? "!" : "");
-	reg_lvalue(s, in->guard, sb);
+	reg_lvalue(t, s, in->guard, 0, sb);
 	return 0;
 }
 
@@ -396,6 +408,10 @@ int tr_guard(struct tr *t, const struct ptx_insn *in, struct strbuf *sb)
  * scalar version runs one lane: "if (guard) {". */
 void tr_lanes_begin(struct tr *t, const struct ptx_insn *in)
 {
+	if (t->shape) {
+		tr_group_lanes_begin(t, in);
+		return;
+	}
 	if (t->scalar || t->fused) {
 		sb_adds(&t->code, "\t\tif (");
 		if (in && in->guard) {
@@ -420,6 +436,10 @@ void tr_lanes_begin(struct tr *t, const struct ptx_insn *in)
 
 void tr_lanes_end(struct tr *t)
 {
+	if (t->shape) {
+		tr_group_lanes_end(t);
+		return;
+	}
 	sb_adds(&t->code, "\t\t}\n");
 }
 

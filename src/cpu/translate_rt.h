@@ -849,6 +849,19 @@ AG_INLINE int ag_zx_room(uint32_t base, int64_t c, uint32_t n)
 	return end >= 0 && end <= top && (int64_t)base <= top;
 }
 
+/* The group translation's threads of a row run together (group.c), and
+ * whether any lane of mask m is left. */
+#define AG_G 16
+
+AG_INLINE int ag_gany(const uint32_t *m)
+{
+	uint32_t any = 0;
+
+	for (int l = 0; l < AG_G; l++)
+		any |= m[l];
+	return any != 0;
+}
+
 /* Bits. */
 AG_INLINE uint32_t ag_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 AG_INLINE float ag_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }

@@ -1,0 +1,432 @@
+/*
+ * group.c - the group translation of a kernel: sixteen neighbouring
+ * threads of a row (AG_G) run together, a lane per thread, as code the C
+ * compiler turns into vector instructions.  It is for kernels without
+ * barriers whose threads loop over global memory (a k loop), which one
+ * thread at a time would run scalar and lockstep runs through its warp
+ * frames and run-time access forms.  shape.c says which kernels have one
+ * (uniform control flow) and what each register is across the group.
+ *
+ * The group function ag_gN is the fast path's scalar translation with
+ * other registers (translate_operand.c asks tr_group_reg): a uniform
+ * register is one C local, a linear one the local of lane 0's value (lane
+ * l reads it plus c * l), a varying one an array of a value per lane.  An
+ * instruction that writes only uniform or linear registers runs once; the
+ * rest run per lane, and consecutive ones share one loop over the lanes
+ * (tr_group_begin): the varying values of a basic block flow from one
+ * instruction to the next in vector registers.  Instructions that run once
+ * and that no lane of the open loop depends on go before it.  A varying
+ * register is written whole, the lanes outside the mask or guard keeping
+ * their value: a masked store into a stack array stalls the load after it
+ * (naive SGEMM's sum, 24 ms against 13, one thread).
+ *
+ * The lanes of the mask m are the group's threads that have not left:
+ * those past the row's end never ran, a branch to ret or exit on a
+ * varying predicate takes the lanes it sends there out, and the group ends
+ * when none is left.  A widening of a linear 32-bit value whose lanes
+ * cross the wrap (shape.c) makes ag_gN return 0 before any store, and the
+ * block function runs the group's threads one at a time instead.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/translate_int.h"
+
+/* Register names, each with the instructions that mention it counted
+ * once or more. */
+struct names {
+	const char **v;
+	uint32_t n, cap;
+};
+
+struct tr_group {
+	int open;               /* a loop over the lanes is open */
+	size_t head;            /* where it starts in t->code */
+	int effects;            /* it stores or runs atomics */
+	struct names loop;      /* the registers its instructions mention */
+	struct strbuf after;    /* instructions that run once, after it */
+	struct names after_use; /* the registers they mention */
+	struct names after_def; /* and write */
+	int lanes;              /* the instruction being emitted runs per lane */
+	const char *tmp[TR_MAX_DESTS];  /* its varying destinations (ag_oK) */
+	uint32_t ntmp;
+	int copies;             /* its registers are read through the copies */
+	int widens;             /* it tests the wrap */
+};
+
+static struct tr_group *grp(struct tr *t)
+{
+	if (!t->grp)
+		t->grp = xcalloc(1, sizeof(*t->grp));
+	return t->grp;
+}
+
+void tr_group_free(struct tr *t)
+{
+	if (t->grp) {
+		free(t->grp->loop.v);
+		free(t->grp->after_use.v);
+		free(t->grp->after_def.v);
+		sb_free(&t->grp->after);
+	}
+	free(t->grp);
+	t->grp = NULL;
+}
+
+static void names_add(struct names *s, const char *name)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 32;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = name;
+}
+
+static int names_has(const struct names *s, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return 1;
+	return 0;
+}
+
+static void add_operand(struct names *s, const struct ptx_operand *o)
+{
+	uint32_t i;
+
+	if ((o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->base_is_reg)) && o->name)
+		names_add(s, o->name);
+	for (i = 0; i < o->nelems; i++)
+		add_operand(s, &o->elems[i]);
+	if (o->pair)
+		add_operand(s, o->pair);
+}
+
+/* Every register in mentions, its guard included. */
+static void add_insn(struct names *s, const struct ptx_insn *in)
+{
+	uint32_t i;
+
+	for (i = 0; i < in->nops; i++)
+		add_operand(s, &in->ops[i]);
+	if (in->guard)
+		names_add(s, in->guard);
+}
+
+/* Whether in mentions a register of s (dests: only those it writes). */
+static int touches(const struct names *s, const struct ptx_insn *in, int dests)
+{
+	struct names m = { 0 };
+	const char *d[TR_MAX_DESTS];
+	uint32_t i, nd;
+	int hit = 0;
+
+	if (dests) {
+		nd = tr_dests(in, d, TR_MAX_DESTS);
+		for (i = 0; i < nd && i < TR_MAX_DESTS && !hit; i++)
+			hit = names_has(s, d[i]);
+		return hit;
+	}
+	add_insn(&m, in);
+	for (i = 0; i < m.n && !hit; i++)
+		hit = names_has(s, m.v[i]);
+	free(m.v);
+	return hit;
+}
+
+/* Closes the open loop over the lanes; what was to run after it follows. */
+void tr_group_close(struct tr *t)
+{
+	struct tr_group *g = grp(t);
+
+	if (!g->open)
+		return;
+	sb_adds(&t->code, "\t\t}\n");
+	if (g->after.len)
+		sb_add(&t->code, g->after.buf, g->after.len);
+	sb_reset(&g->after);
+	g->open = 0;
+	g->effects = 0;
+	g->loop.n = g->after_use.n = g->after_def.n = 0;
+}
+
+static int has_effect(const struct ptx_insn *in)
+{
+	static const char *const ops[] = { "st", "atom", "red", "membar", "fence" };
+
+	return tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
+}
+
+static int is_load(const struct ptx_insn *in)
+{
+	return !strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu");
+}
+
+static int varies(const struct tr *t, const char *reg)
+{
+	return reg && tr_shape_reg(t->shape, reg, NULL) == TR_SHAPE_V;
+}
+
+/* Before instruction in: whether it runs per lane, and if so the loop
+ * over the lanes it joins (a new one when it reads what an instruction
+ * put after the open one writes, or stores while one waits there); a
+ * widening that tests the wrap writes its test. */
+void tr_group_begin(struct tr *t, const struct ptx_insn *in)
+{
+	struct tr_group *g = grp(t);
+	const char *d[TR_MAX_DESTS];
+	uint32_t i, nd = tr_dests(in, d, TR_MAX_DESTS), op;
+	int64_t c;
+	int is_signed;
+
+	g->lanes = has_effect(in) || varies(t, in->guard);
+	g->ntmp = 0;
+	g->widens = 0;
+	for (i = 0; i < nd && i < TR_MAX_DESTS; i++)
+		if (varies(t, d[i])) {
+			g->lanes = 1;
+			g->tmp[g->ntmp++] = d[i];
+		}
+	if (!g->lanes) {
+		if (tr_shape_widen(t->shape, in, &op, &c, &is_signed)) {
+			struct strbuf base = STRBUF_INIT;
+
+			tr_reg_lvalue(t, in->ops[op].name, &base);
+			sb_addf(&t->code, "\t\tif (!ag_%cx_ok(%s, INT64_C(%" PRId64 "), AG_G)) "
+				"return 0;\n", is_signed ? 's' : 'z', base.buf, c);
+			sb_free(&base);
+			g->widens = 1;
+		}
+		return;
+	}
+	if (g->open && g->after.len && (has_effect(in) || touches(&g->after_def, in, 0)))
+		tr_group_close(t);
+	if (!g->open) {
+		g->head = t->code.len;
+		sb_adds(&t->code, "#pragma GCC ivdep\n#pragma GCC unroll 1\n"
+			"\t\tfor (size_t l = 0; l < AG_G; l++) {\n");
+		g->open = 1;
+	}
+	g->effects |= has_effect(in);
+	add_insn(&g->loop, in);
+}
+
+/* Moves sb's text from `from` on to `to`, before the text between. */
+static void move_text(struct strbuf *sb, size_t to, size_t from)
+{
+	size_t n = sb->len - from;
+	char *text = xmalloc(n + 1);
+
+	memcpy(text, sb->buf + from, n);
+	memmove(sb->buf + to + n, sb->buf + to, from - to);
+	memcpy(sb->buf + to, text, n);
+	free(text);
+}
+
+/*
+ * After instruction in, emitted from t->code's offset from on.  One that
+ * runs once while a loop over the lanes is open goes before the loop when
+ * no lane reads what it writes (and, for a load, none stores) and nothing
+ * put after the loop depends on it or it on them; else after the loop,
+ * unless it tests the wrap, which must come before any store: then the
+ * loop ends before it.
+ */
+void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from)
+{
+	struct tr_group *g = grp(t);
+	size_t n = t->code.len - from;
+
+	if (g->lanes || !g->open)
+		return;
+	if (!(is_load(in) && g->effects) && !touches(&g->loop, in, 1) &&
+	    !touches(&g->after_def, in, 0) && !touches(&g->after_use, in, 1)) {
+		move_text(&t->code, g->head, from);
+		g->head += n;
+		return;
+	}
+	if (g->widens) {
+		char *text = xmalloc(n + 1);
+
+		memcpy(text, t->code.buf + from, n);
+		sb_truncate(&t->code, from);
+		tr_group_close(t);
+		sb_add(&t->code, text, n);
+		free(text);
+		return;
+	}
+	sb_add(&g->after, t->code.buf + from, n);
+	sb_truncate(&t->code, from);
+	add_insn(&g->after_use, in);
+	{
+		const char *d[TR_MAX_DESTS];
+		uint32_t i, nd = tr_dests(in, d, TR_MAX_DESTS);
+
+		for (i = 0; i < nd && i < TR_MAX_DESTS; i++)
+			names_add(&g->after_def, d[i]);
+	}
+}
+
+/* Where an instruction's lanes start: "{ const size_t l = 0; if (guard) {"
+ * for one that runs once; for one per lane, its varying destinations
+ * copied into locals ag_oK that the lanes outside the mask or guard leave
+ * as they are, and stored back whole by tr_group_lanes_end. */
+void tr_group_lanes_begin(struct tr *t, const struct ptx_insn *in)
+{
+	struct tr_group *g = grp(t);
+	uint32_t k;
+
+	if (!g->lanes) {
+		sb_adds(&t->code, "\t\t{ const size_t l = 0; (void)l; if (");
+	} else {
+		sb_adds(&t->code, "\t\t{");
+		for (k = 0; k < g->ntmp; k++) {
+			const struct tr_sym *s = tr_lookup(t, g->tmp[k]);
+
+			sb_addf(&t->code, " %s ag_o%u = ", tr_ctype(s->type), k);
+			tr_reg_lvalue(t, g->tmp[k], &t->code);
+			sb_adds(&t->code, ";");
+		}
+		g->copies = 1;
+		sb_adds(&t->code, " if (m[l]");
+		if (in && in->guard)
+			sb_adds(&t->code, " & ");
+	}
+	if (in && in->guard)
+		tr_guard(t, in, &t->code);
+	else if (!g->lanes)
+		sb_adds(&t->code, "1");
+	sb_adds(&t->code, ") {\n\t\t\t");
+}
+
+void tr_group_lanes_end(struct tr *t)
+{
+	struct tr_group *g = grp(t);
+	uint32_t k;
+
+	g->copies = 0;
+	sb_adds(&t->code, "\t\t}");
+	for (k = 0; g->lanes && k < g->ntmp; k++) {
+		sb_adds(&t->code, " ");
+		tr_reg_lvalue(t, g->tmp[k], &t->code);
+		sb_addf(&t->code, " = ag_o%u;", k);
+	}
+	sb_adds(&t->code, " }\n");
+}
+
+/* The C name of register name in the instruction being emitted: a copy
+ * ag_oK while its lanes run, else -1. */
+static int tr_group_tmp(const struct tr *t, const char *name)
+{
+	uint32_t k;
+
+	for (k = 0; t->grp && t->grp->copies && k < t->grp->ntmp; k++)
+		if (!strcmp(t->grp->tmp[k], name))
+			return (int)k;
+	return -1;
+}
+
+/* bra, ret and exit.  On a uniform predicate (or none) they go to their
+ * label or end the group; a branch to ret or exit on a varying one, or a
+ * ret or exit under one, takes the lanes whose predicate holds out of the
+ * mask, and ends the group when none is left. */
+int tr_group_flow(struct tr *t, const struct ptx_insn *in)
+{
+	uint32_t to = 0;
+	int bra = !strcmp(in->opcode, "bra");
+
+	tr_group_close(t);
+	grp(t)->lanes = 0;
+	grp(t)->ntmp = 0;
+	if (bra && tr_branch_target(t, in, &to))
+		return -1;
+	if (!bra && tr_nops(t, in, 0, 0))
+		return -1;
+	if (varies(t, in->guard)) {
+		sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++) {\n"
+			"\t\t\tm[l] &= !(");
+		tr_guard(t, in, &t->code);
+		sb_adds(&t->code, ");\n\t\t}\n\t\tif (!ag_gany(m))\n\t\t\treturn 1;\n");
+		return 0;
+	}
+	tr_group_lanes_begin(t, in);
+	if (bra)
+		sb_addf(&t->code, "goto ag_L%u;\n", to);
+	else
+		sb_adds(&t->code, "return 1;\n");
+	tr_group_lanes_end(t);
+	return 0;
+}
+
+/* The declaration of a register of the group translation: one local for
+ * a uniform or linear one, an array of AG_G for a varying one. */
+void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i)
+{
+	struct strbuf name = STRBUF_INIT;
+
+	if (s->range)
+		sb_addf(&name, "%s%u", s->name, i);
+	sb_addf(&t->locals, "\t%s r%u", tr_ctype(s->type), s->id);
+	if (s->range)
+		sb_addf(&t->locals, "_%u", i);
+	if (tr_shape_reg(t->shape, s->range ? name.buf : s->name, NULL) == TR_SHAPE_V)
+		sb_adds(&t->locals, "[AG_G]");
+	sb_adds(&t->locals, ";\n");
+	sb_free(&name);
+}
+
+/* A register as C: its lane's element, lane 0's value plus c * l, or the
+ * one value; written (lvalue), a linear register is lane 0's value. */
+void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
+		  const char *cname, int write, struct strbuf *sb)
+{
+	int64_t c;
+	int k = tr_group_tmp(t, name);
+
+	if (k >= 0) {
+		sb_addf(sb, "ag_o%d", k);
+		return;
+	}
+	switch (tr_shape_reg(t->shape, name, &c)) {
+	case TR_SHAPE_V:
+		sb_addf(sb, "%s[l]", cname);
+		break;
+	case TR_SHAPE_L:
+		if (!write) {
+			const char *ct = tr_ctype(s->type);
+
+			sb_addf(sb, "((%s)(%s + (%s)INT64_C(%" PRId64 ") * (%s)l))", ct, cname, ct, c,
+				ct);
+			break;
+		}
+		/* fall through */
+	default:
+		sb_adds(sb, cname);
+		break;
+	}
+}
+
+/* The group function ag_gN of the kernel just translated. */
+void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
+{
+	sb_addf(out, "/* .entry %s, AG_G threads of a row at a time (group.c) */\n"
+		"static int ag_g%u(struct ag_warp *const w, const unsigned char *const prm, "
+		"const struct ag_dims *const d,\n"
+		"\tconst uint32_t ag_tid0, const uint32_t ag_tid1, const uint32_t ag_tid2, "
+		"const uint32_t nx,\n"
+		"\tstruct ag_block *const b, unsigned char *const sh)\n{\n"
+		"\tconst uint32_t ag_ntid0 = d->ntid[0], ag_ntid1 = d->ntid[1], "
+		"ag_ntid2 = d->ntid[2];\n"
+		"\tconst uint32_t ag_ctaid0 = d->ctaid[0], ag_ctaid1 = d->ctaid[1], "
+		"ag_ctaid2 = d->ctaid[2];\n"
+		"\tconst uint32_t ag_nctaid0 = d->nctaid[0], ag_nctaid1 = d->nctaid[1], "
+		"ag_nctaid2 = d->nctaid[2];\n"
+		"\tuint32_t m[AG_G];\n%s\n"
+		"\t(void)w; (void)sh; (void)prm; (void)b;\n"
+		"\tfor (size_t l = 0; l < AG_G; l++)\n"
+		"\t\tm[l] = ag_tid0 + l < nx;\n"
+		"%s\treturn 1;\n}\n\n",
+		t->fn->name, fidx, t->locals.buf ? t->locals.buf : "", t->code.buf ? t->code.buf : "");
+}

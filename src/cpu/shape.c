@@ -1,0 +1,526 @@
+/*
+ * shape.c - the shape of each register of a kernel across a row group:
+ * sixteen neighbouring threads of one row of the block (the same
+ * threadIdx.y and .z, consecutive threadIdx.x), which the group
+ * translation (group.c) runs together as vector code.
+ *
+ * A register is uniform when every thread of the group holds the same
+ * value in it: made from immediates, parameters, the launch's sizes, the
+ * block's index, %tid.y and %tid.z, and loads from such addresses.  It is
+ * linear when thread l of the group holds v + c * l, c a constant known
+ * here: %tid.x, and what adding uniform values to it and multiplying or
+ * shifting it by constants make.  Anything else varies.  The group code
+ * keeps a uniform register in one C local, a linear one in one C local
+ * (lane 0's value), a varying one in an array of a value per lane; a load
+ * or store through a linear address is then a vector load or store the C
+ * compiler sees.  This is the shape analysis of whole-function
+ * vectorizers (Karrenberg and Hack's uniform, consecutive and varying),
+ * on PTX: optimistic, every register written by several instructions
+ * taking the join of what they write, run to a fixed point.
+ *
+ * Widening a linear 32-bit value (cvt.s64.s32, mul.wide) keeps it linear
+ * only when no two lanes of the group lie on both sides of the wrap (2^31
+ * signed, 2^32 unsigned).  The group code tests that where it widens, and
+ * when it fails, runs the group's threads one at a time instead, each from
+ * its start: exact only while nothing has been stored, so a widening that
+ * a store or atomic may come before, on some path, varies instead.
+ *
+ * A kernel has a group translation when its control flow is uniform: each
+ * conditional branch is on a uniform predicate, or sends the lanes whose
+ * predicate holds to a ret or exit (a bounds test), which leave the
+ * group's mask; and when it does nothing but arithmetic, conversions,
+ * loads, stores and atomics (no calls, barriers, local memory, carries).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/translate_int.h"
+
+/* Constant multipliers past this are left varying: c * lane must stay far
+ * from overflowing 64 bits. */
+#define SHAPE_MAX_C (INT64_C(1) << 24)
+
+struct val {
+	uint8_t k;              /* TR_SHAPE_NONE (not known yet), U, L, V */
+	int64_t c;              /* L: the step between lanes */
+};
+
+struct shape_reg {
+	const char *name;
+	uint8_t k;
+	uint8_t bits;           /* 32 or 64 for integers that may be linear */
+	int64_t c;
+};
+
+struct shape_widen {
+	const struct ptx_insn *in;
+	uint32_t op;            /* the linear 32-bit operand */
+	int64_t c;
+	int is_signed;
+};
+
+struct tr_shape {
+	struct shape_reg *v;    /* every register written, sorted by name */
+	uint32_t n;
+	struct shape_widen *w;  /* the widenings that test the wrap */
+	uint32_t nw;
+};
+
+static const struct val vary = { TR_SHAPE_V, 0 };
+static const struct val unknown = { TR_SHAPE_NONE, 0 };
+
+static struct val lin(int64_t c)
+{
+	if (c > SHAPE_MAX_C || c < -SHAPE_MAX_C)
+		return vary;
+	return (struct val){ c ? TR_SHAPE_L : TR_SHAPE_U, c };
+}
+
+static int cmp_reg(const void *a, const void *b)
+{
+	return strcmp(((const struct shape_reg *)a)->name, ((const struct shape_reg *)b)->name);
+}
+
+static struct shape_reg *find(const struct tr_shape *s, const char *name)
+{
+	struct shape_reg key = { .name = name };
+
+	return s && name ? bsearch(&key, s->v, s->n, sizeof(*s->v), cmp_reg) : NULL;
+}
+
+/* The declared type of register name (%r17 of "%r<30>" included). */
+static enum ptx_type decl_type(const struct ptx_func *fn, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < fn->nbody; i++) {
+		const struct ptx_var *v = &fn->body[i].u.decl;
+		size_t n;
+		char *end;
+
+		if (fn->body[i].kind != PTX_STMT_DECL || v->space != PTX_SPACE_REG)
+			continue;
+		n = strlen(v->name);
+		if (!v->range && !strcmp(v->name, name))
+			return v->type;
+		if (v->range && !strncmp(v->name, name, n) && name[n] >= '0' && name[n] <= '9' &&
+		    strtoul(name + n, &end, 10) < v->range && !*end)
+			return v->type;
+	}
+	return PTX_T_NONE;
+}
+
+static uint8_t int_bits(enum ptx_type ty)
+{
+	if (!ty || tr_is_float(ty) || ty == PTX_T_PRED)
+		return 0;
+	return tr_size(ty) == 4 || tr_size(ty) == 8 ? (uint8_t)(8 * tr_size(ty)) : 0;
+}
+
+static struct val opnd(const struct tr_shape *s, const struct ptx_operand *o)
+{
+	static const char *const same[] = {
+		"%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid",
+		"%cluster_nctaid",
+	};
+	const struct shape_reg *r;
+	uint32_t i;
+
+	switch (o->kind) {
+	case PTX_OP_IMM:
+	case PTX_OP_FIMM:
+		return lin(0);
+	case PTX_OP_SYM:
+		return lin(0);
+	case PTX_OP_ADDR:
+		if (!o->name || !o->base_is_reg)
+			return lin(0);
+		r = find(s, o->name);
+		return r ? (struct val){ r->k, r->c } : vary;
+	case PTX_OP_REG:
+		if (o->neg && (r = find(s, o->name)))
+			return r->k == TR_SHAPE_U || r->k == TR_SHAPE_NONE ?
+				(struct val){ r->k, 0 } : vary;
+		if ((r = find(s, o->name)))
+			return o->component ? vary : (struct val){ r->k, r->c };
+		if (!strcmp(o->name, "%tid") && o->component)
+			return lin(!strcmp(o->component, "x"));
+		return tr_in_list(same, sizeof(same) / sizeof(same[0]), o->name) ? lin(0) : vary;
+	case PTX_OP_VEC:
+		for (i = 0; i < o->nelems; i++)
+			if (opnd(s, &o->elems[i]).k != TR_SHAPE_U)
+				return opnd(s, &o->elems[i]).k == TR_SHAPE_NONE ? unknown : vary;
+		return lin(0);
+	default:
+		return vary;
+	}
+}
+
+/* Uniform when every source is; unknown while one is. */
+static struct val all_same(const struct tr_shape *s, const struct ptx_insn *in, uint32_t from)
+{
+	struct val r = lin(0), v;
+	uint32_t i;
+
+	for (i = from; i < in->nops; i++) {
+		v = opnd(s, &in->ops[i]);
+		if (v.k == TR_SHAPE_NONE)
+			return unknown;
+		if (v.k != TR_SHAPE_U)
+			r = vary;
+	}
+	return r;
+}
+
+/* The constant a source holds: an immediate, or a register whose one
+ * write is a move of one (consts.c). */
+static int constant(const struct tr_consts *cs, const struct ptx_operand *o, int64_t *k)
+{
+	const struct ptx_insn *def;
+	enum ptx_type ty;
+
+	if (o->kind == PTX_OP_IMM) {
+		*k = o->i;
+		return 1;
+	}
+	if (o->kind != PTX_OP_REG || o->component || !(def = tr_const_def(cs, o->name, &ty)) ||
+	    def->ops[1].kind != PTX_OP_IMM)
+		return 0;
+	*k = def->ops[1].i;
+	return 1;
+}
+
+/* a * b where one of them is a constant, or both uniform. */
+static struct val product(const struct tr_shape *s, const struct tr_consts *cs,
+			  const struct ptx_operand *a, const struct ptx_operand *b)
+{
+	struct val x = opnd(s, a), y = opnd(s, b);
+	int64_t k;
+
+	if (x.k == TR_SHAPE_NONE || y.k == TR_SHAPE_NONE)
+		return unknown;
+	if (x.k == TR_SHAPE_U && y.k == TR_SHAPE_U)
+		return lin(0);
+	if (x.k == TR_SHAPE_U)          /* the constant second */
+		return product(s, cs, b, a);
+	if (x.k == TR_SHAPE_L && y.k == TR_SHAPE_U && constant(cs, b, &k) &&
+	    k < SHAPE_MAX_C && k > -SHAPE_MAX_C)
+		return lin(x.c * k);
+	return vary;
+}
+
+static struct val sum(struct val a, struct val b, int sub)
+{
+	if (a.k == TR_SHAPE_NONE || b.k == TR_SHAPE_NONE)
+		return unknown;
+	if (a.k == TR_SHAPE_V || b.k == TR_SHAPE_V)
+		return vary;
+	return lin(sub ? a.c - b.c : a.c + b.c);
+}
+
+/* The first type among in's modifiers, and the second (cvt's source). */
+static enum ptx_type mod_type(const struct ptx_insn *in, int second)
+{
+	uint32_t i;
+	enum ptx_type ty;
+
+	for (i = 0; i < in->nmods; i++)
+		if ((ty = ptx_type_from_mod(in->mods[i])) && !second--)
+			return ty;
+	return PTX_T_NONE;
+}
+
+static int is_int32(enum ptx_type ty)
+{
+	return ty == PTX_T_S32 || ty == PTX_T_U32 || ty == PTX_T_B32;
+}
+
+/* Notes a widening of the linear 32-bit operand op of in. */
+static void note_widen(struct tr_shape *s, const struct ptx_insn *in, uint32_t op, int64_t c,
+		       int is_signed)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nw; i++)
+		if (s->w[i].in == in)
+			break;
+	if (i == s->nw) {
+		s->w = xrealloc(s->w, (s->nw + 1) * sizeof(*s->w));
+		s->nw++;
+	}
+	s->w[i] = (struct shape_widen){ in, op, c, is_signed };
+}
+
+/* mul.wide.s32/u32 and cvt.s64/u64 of a 32-bit integer: linear when the
+ * source is (tested at run time, note_widen), unless a store may have run
+ * before (dirty): then each lane's own. */
+static struct val widen(struct tr_shape *s, const struct ptx_insn *in, uint32_t op, int64_t k,
+			int is_signed, int dirty)
+{
+	struct val v = opnd(s, &in->ops[op]);
+
+	if (v.k != TR_SHAPE_L || dirty)
+		return v.k == TR_SHAPE_U || v.k == TR_SHAPE_NONE ? v : vary;
+	note_widen(s, in, op, v.c, is_signed);
+	return lin(v.c * k);
+}
+
+static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const struct ptx_insn *in,
+		       int dirty)
+{
+	const char *op = in->opcode;
+	enum ptx_type ty = mod_type(in, 0);
+	int integer = int_bits(ty) != 0;
+	int64_t k;
+
+	if (!strcmp(op, "mov") && in->nops == 2 && in->ops[0].kind == PTX_OP_REG)
+		return opnd(s, &in->ops[1]);
+	if (!strcmp(op, "cvta") && in->nops == 2)
+		return opnd(s, &in->ops[1]);
+	if ((!strcmp(op, "add") || !strcmp(op, "sub")) && integer && in->nops == 3 &&
+	    !tr_has(in, ".sat"))
+		return sum(opnd(s, &in->ops[1]), opnd(s, &in->ops[2]), op[0] == 's');
+	if (!strcmp(op, "mul") && integer && in->nops == 3 && tr_has(in, ".lo"))
+		return product(s, cs, &in->ops[1], &in->ops[2]);
+	if (!strcmp(op, "mad") && integer && in->nops == 4 && tr_has(in, ".lo"))
+		return sum(product(s, cs, &in->ops[1], &in->ops[2]), opnd(s, &in->ops[3]), 0);
+	if (!strcmp(op, "shl") && integer && in->nops == 3 && in->ops[2].kind == PTX_OP_IMM &&
+	    in->ops[2].i >= 0 && in->ops[2].i < 24) {
+		struct val v = opnd(s, &in->ops[1]);
+
+		return v.k == TR_SHAPE_L ? lin(v.c * (INT64_C(1) << in->ops[2].i)) : v;
+	}
+	if (!strcmp(op, "mul") && tr_has(in, ".wide") && is_int32(ty) && in->nops == 3) {
+		if (opnd(s, &in->ops[2]).k == TR_SHAPE_U && constant(cs, &in->ops[2], &k) &&
+		    k < SHAPE_MAX_C && k > -SHAPE_MAX_C)
+			return widen(s, in, 1, k, ty == PTX_T_S32, dirty);
+		return all_same(s, in, 1);
+	}
+	if (!strcmp(op, "cvt") && in->nmods == 2 && int_bits(ty) && int_bits(mod_type(in, 1))) {
+		enum ptx_type from = mod_type(in, 1);
+
+		if (int_bits(ty) == 64 && is_int32(from))
+			return widen(s, in, 1, 1, from == PTX_T_S32, dirty);
+		return opnd(s, &in->ops[1]);     /* same size, or truncation mod 2^32 */
+	}
+	if (!strcmp(op, "ld") || !strcmp(op, "ldu")) {
+		struct val a = opnd(s, &in->ops[1]);
+
+		return a.k == TR_SHAPE_U || a.k == TR_SHAPE_NONE ? a : vary;
+	}
+	if (!strcmp(op, "atom"))
+		return vary;
+	return all_same(s, in, 1);
+}
+
+static uint8_t join(uint8_t a, int64_t ca, struct val b, int64_t *c)
+{
+	*c = ca;
+	if (b.k == TR_SHAPE_NONE || a == TR_SHAPE_V)
+		return a;
+	if (a == TR_SHAPE_NONE) {
+		*c = b.c;
+		return b.k;
+	}
+	if (a == b.k && ca == b.c)
+		return a;
+	*c = 0;
+	return TR_SHAPE_V;
+}
+
+/* What the group translation can run: lane-local instructions without
+ * carries, local memory or calls, and bra, ret, exit. */
+static int runnable(const struct ptx_insn *in)
+{
+	static const char *const mem[] = {
+		"ld", "ldu", "st", "cvta", "atom", "red", "membar", "fence", "prefetch", "prefetchu",
+	};
+	static const char *const flow[] = { "bra", "ret", "exit" };
+	static const char *const refused[] = {
+		".cc", ".local", ".param::func", ".shared::cluster",
+	};
+	uint32_t i;
+
+	for (i = 0; i < in->nmods; i++)
+		if (tr_in_list(refused, sizeof(refused) / sizeof(refused[0]), in->mods[i]))
+			return 0;
+	if (!strcmp(in->opcode, "addc") || !strcmp(in->opcode, "subc") ||
+	    !strcmp(in->opcode, "madc"))
+		return 0;
+	return tr_arith_emitter(in->opcode) || tr_cvt_emitter(in->opcode) ||
+		tr_in_list(mem, sizeof(mem) / sizeof(mem[0]), in->opcode) ||
+		tr_in_list(flow, sizeof(flow) / sizeof(flow[0]), in->opcode);
+}
+
+static int has_effect(const struct ptx_insn *in)
+{
+	return !strcmp(in->opcode, "st") || !strcmp(in->opcode, "atom") ||
+		!strcmp(in->opcode, "red");
+}
+
+static int is_stop(const struct ptx_insn *in)
+{
+	return in && !in->guard && (!strcmp(in->opcode, "ret") || !strcmp(in->opcode, "exit"));
+}
+
+static int fixed_point(struct tr_shape *s, const struct tr_consts *cs, const struct tr_flow *f,
+		       const uint8_t *dirty)
+{
+	const char *d[TR_MAX_DESTS];
+	int changed = 1;
+	uint32_t i, j, nd;
+
+	while (changed) {
+		changed = 0;
+		for (i = 0; i < f->n; i++) {
+			const struct ptx_insn *in = f->ins[i];
+			struct val r;
+			int any_vary = 0;
+
+			if (!(nd = tr_dests(in, d, TR_MAX_DESTS)) || nd > TR_MAX_DESTS)
+				continue;
+			r = eval(s, cs, in, dirty[i]);
+			if (in->guard && find(s, in->guard) && find(s, in->guard)->k == TR_SHAPE_V)
+				r = vary;
+			for (j = 0; j < nd; j++)
+				any_vary |= find(s, d[j]) && find(s, d[j])->k == TR_SHAPE_V;
+			if (any_vary)
+				r = vary;
+			for (j = 0; j < nd; j++) {
+				struct shape_reg *x = find(s, d[j]);
+				int64_t c;
+				uint8_t k;
+
+				if (!x)
+					return -1;
+				if (r.k == TR_SHAPE_L && !x->bits)
+					r = vary;
+				k = join(x->k, x->c, r, &c);
+				if (k == TR_SHAPE_L && x->bits == 32)
+					c = (int32_t)(uint32_t)c;
+				if (k != x->k || c != x->c) {
+					x->k = k;
+					x->c = c;
+					changed = 1;
+				}
+			}
+		}
+	}
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].k == TR_SHAPE_NONE)
+			s->v[i].k = TR_SHAPE_U;
+	/* widenings noted on the way whose source turned out not linear */
+	for (i = j = 0; i < s->nw; i++) {
+		struct val v = opnd(s, &s->w[i].in->ops[s->w[i].op]);
+
+		if (v.k == TR_SHAPE_L) {
+			s->w[j] = s->w[i];
+			s->w[j++].c = v.c;
+		}
+	}
+	s->nw = j;
+	return 0;
+}
+
+/* dirty[i]: a store or atomic may have run before instruction i. */
+static uint8_t *find_dirty(const struct tr_flow *f)
+{
+	uint8_t *dirty = xcalloc(f->n + 1, 1);
+	uint32_t i, k;
+	int changed = 1;
+
+	while (changed) {
+		changed = 0;
+		for (i = 0; i < f->n; i++) {
+			uint8_t out = dirty[i] || has_effect(f->ins[i]);
+			uint32_t to[2] = { f->next[i], f->jump[i] };
+
+			for (k = 0; k < 2; k++)
+				if (to[k] < f->n && out && !dirty[to[k]])
+					dirty[to[k]] = changed = 1;
+		}
+	}
+	return dirty;
+}
+
+/* Every instruction runnable, every conditional branch uniform or to a
+ * ret or exit. */
+static int qualifies(const struct tr_shape *s, const struct tr_flow *f)
+{
+	uint32_t i;
+	int ok = 1;
+
+	for (i = 0; i < f->n && ok; i++) {
+		const struct ptx_insn *in = f->ins[i];
+
+		ok = runnable(in);
+		if (ok && !strcmp(in->opcode, "bra") && in->guard &&
+		    tr_shape_reg(s, in->guard, NULL) != TR_SHAPE_U)
+			ok = f->jump[i] < f->n && is_stop(f->ins[f->jump[i]]);
+	}
+	return ok;
+}
+
+struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *cs)
+{
+	struct tr_shape *s;
+	struct tr_flow f;
+	const char **names;
+	uint8_t *dirty;
+	uint32_t i, n;
+
+	if (tr_redeclared(fn) || tr_written(fn, &names, &n))
+		return NULL;
+	if (tr_flow_build(fn, &f)) {
+		free(names);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->v = xcalloc(n + 1, sizeof(*s->v));
+	s->n = n;
+	for (i = 0; i < n; i++)
+		s->v[i] = (struct shape_reg){ .name = names[i],
+					      .bits = int_bits(decl_type(fn, names[i])) };
+	free(names);
+	dirty = find_dirty(&f);
+	if (fixed_point(s, cs, &f, dirty) || !qualifies(s, &f)) {
+		tr_shape_free(s);
+		s = NULL;
+	}
+	free(dirty);
+	tr_flow_free(&f);
+	return s;
+}
+
+int tr_shape_reg(const struct tr_shape *s, const char *reg, int64_t *c)
+{
+	const struct shape_reg *r = find(s, reg);
+
+	if (c)
+		*c = r ? r->c : 0;
+	return r ? r->k : TR_SHAPE_V;
+}
+
+int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t *op, int64_t *c,
+		   int *is_signed)
+{
+	uint32_t i;
+
+	for (i = 0; s && i < s->nw; i++)
+		if (s->w[i].in == in) {
+			*op = s->w[i].op;
+			*c = s->w[i].c;
+			*is_signed = s->w[i].is_signed;
+			return 1;
+		}
+	return 0;
+}
+
+void tr_shape_free(struct tr_shape *s)
+{
+	if (s) {
+		free(s->v);
+		free(s->w);
+	}
+	free(s);
+}

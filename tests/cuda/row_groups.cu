@@ -1,0 +1,212 @@
+/*
+ * row_groups: kernels without barriers whose threads loop over global
+ * memory, which the cpu backend runs sixteen threads of a row at a time
+ * as vector code (src/cpu/group.c, shapes from src/cpu/shape.c).  Rows of
+ * 20 threads (a full group and one of 4 lanes), bounds tests that send
+ * threads to return before and inside the loop, k loops whose length is
+ * not a multiple of nvcc's unrolling, a branch on threadIdx.y (uniform in
+ * a row, not in the block), short if-converted branches on each thread's
+ * own data, atomics in the loop, and 32-bit indices widened to 64 bits
+ * whose group of threads crosses the wrap at INT32_MAX or UINT32_MAX
+ * (those groups run one thread at a time instead, from their start).
+ * Values are small integers in floats, so every sum is exact.
+ */
+#include "check.h"
+
+#include <cstdint>
+
+#define NX 20
+#define NY 3
+#define N 37            /* matrix size: not a multiple of 4 nor of 20 */
+
+/* c = a * b, one thread per element of c; threads past n return */
+__global__ void matmul(const float *a, const float *b, float *c, int n)
+{
+	int col = blockIdx.x * blockDim.x + threadIdx.x;
+	int row = blockIdx.y * blockDim.y + threadIdx.y;
+	float sum = 0;
+
+	if (row >= n || col >= n)
+		return;
+	for (int k = 0; k < n; k++)
+		sum += a[row * n + k] * b[k * n + col];
+	if (threadIdx.y == 1)
+		sum = -sum;
+	c[row * n + col] = sum;
+}
+
+/* a thread whose column holds a negative value leaves in the loop; every
+ * third element of a column counts twice (a guard per thread) */
+__global__ void leave_early(const float *b, float *out, int n)
+{
+	int col = blockIdx.x * blockDim.x + threadIdx.x;
+	float sum = 0;
+
+	if (col >= n)
+		return;
+	for (int k = 0; k < n; k++) {
+		float v = b[k * n + col];
+
+		if (v < 0)
+			return;
+		if ((col + k) % 3 == 0)
+			v *= 2;
+		sum += v;
+	}
+	out[col] = sum;
+}
+
+/* each thread counts the residues mod 8 of its column */
+__global__ void count(const float *b, unsigned *hist, int n)
+{
+	int col = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (col >= n)
+		return;
+	for (int k = 0; k < n; k++)
+		atomicAdd(&hist[(int)b[k * n + col] & 7], 1u);
+}
+
+/* i = base + the thread's global index, widened after a loop of loads */
+__global__ void widen(const float *b, long long *s, unsigned long long *u, int n, int base)
+{
+	int g = blockIdx.x * blockDim.x + threadIdx.x;
+	int i = base + g;
+	unsigned v = (unsigned)base * 2u + (unsigned)g;
+	float sum = 0;
+
+	for (int k = 0; k < n; k++)
+		sum += b[k];
+	s[g] = (long long)i + (long long)sum;
+	u[g] = (unsigned long long)v;
+}
+
+static int32_t wrap32(int64_t v)
+{
+	return (int32_t)(uint32_t)(uint64_t)v;
+}
+
+static void test_matmul(const float *ha, const float *hb, const float *da, const float *db)
+{
+	float *dc, *hc = new float[N * N];
+	dim3 block(NX, NY), grid((N + NX - 1) / NX, (N + NY - 1) / NY);
+
+	CK(cudaMalloc(&dc, N * N * sizeof(float)));
+	matmul<<<grid, block>>>(da, db, dc, N);
+	CK(cudaMemcpy(hc, dc, N * N * sizeof(float), cudaMemcpyDeviceToHost));
+	for (int r = 0; r < N; r++)
+		for (int c = 0; c < N; c++) {
+			float want = 0;
+
+			for (int k = 0; k < N; k++)
+				want += ha[r * N + k] * hb[k * N + c];
+			if (r % NY == 1)
+				want = -want;
+			check(hc[r * N + c] == want, "matmul c[%d][%d] = %g, want %g", r, c,
+			      hc[r * N + c], want);
+		}
+	CK(cudaFree(dc));
+	delete[] hc;
+}
+
+static void test_leave_early(float *hb, float *db)
+{
+	float *dout, hout[N];
+
+	/* columns 5 and 17 hold a negative value, at rows 30 and 3 */
+	hb[30 * N + 5] = -1;
+	hb[3 * N + 17] = -2;
+	CK(cudaMemcpy(db, hb, N * N * sizeof(float), cudaMemcpyHostToDevice));
+	CK(cudaMalloc(&dout, N * sizeof(float)));
+	CK(cudaMemset(dout, 0xff, N * sizeof(float)));
+	leave_early<<<(N + NX - 1) / NX, NX>>>(db, dout, N);
+	CK(cudaMemcpy(hout, dout, sizeof(hout), cudaMemcpyDeviceToHost));
+	for (int c = 0; c < N; c++) {
+		float want = 0;
+		int left = 0;
+
+		for (int k = 0; k < N && !left; k++) {
+			float v = hb[k * N + c];
+
+			left = v < 0;
+			want += ((c + k) % 3 == 0 ? 2 : 1) * v;
+		}
+		if (left)
+			check(hout[c] != hout[c], "leave_early column %d: %g, want it untouched", c,
+			      hout[c]);
+		else
+			check(hout[c] == want, "leave_early column %d: %g, want %g", c, hout[c], want);
+	}
+	CK(cudaFree(dout));
+}
+
+static void test_count(const float *hb, const float *db)
+{
+	unsigned *dh, hh[8], want[8] = { 0 };
+
+	CK(cudaMalloc(&dh, sizeof(hh)));
+	CK(cudaMemset(dh, 0, sizeof(hh)));
+	count<<<(N + NX - 1) / NX, NX>>>(db, dh, N);
+	CK(cudaMemcpy(hh, dh, sizeof(hh), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < N * N; i++)
+		want[(int)hb[i] & 7]++;
+	for (int i = 0; i < 8; i++)
+		check(hh[i] == want[i], "count[%d] = %u, want %u", i, hh[i], want[i]);
+	CK(cudaFree(dh));
+}
+
+/* base puts INT32_MAX (and 2 * base UINT32_MAX) inside a group */
+static void test_widen(const float *hb, const float *db, int base, const char *what)
+{
+	const int blocks = 6, n = blocks * 32;
+	long long *ds, *hs = new long long[n];
+	unsigned long long *du, *hu = new unsigned long long[n];
+	float sum = 0;
+
+	for (int k = 0; k < N; k++)
+		sum += hb[k];
+	CK(cudaMalloc(&ds, n * sizeof(*ds)));
+	CK(cudaMalloc(&du, n * sizeof(*du)));
+	widen<<<blocks, 32>>>(db, ds, du, N, base);
+	CK(cudaMemcpy(hs, ds, n * sizeof(*hs), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(hu, du, n * sizeof(*hu), cudaMemcpyDeviceToHost));
+	for (int g = 0; g < n; g++) {
+		long long ws = (long long)wrap32((int64_t)base + g) + (long long)sum;
+		unsigned long long wu = (uint32_t)((uint32_t)base * 2u + (uint32_t)g);
+
+		check(hs[g] == ws, "widen %s s[%d] = %lld, want %lld", what, g, hs[g], ws);
+		check(hu[g] == wu, "widen %s u[%d] = %llu, want %llu", what, g, hu[g], wu);
+	}
+	CK(cudaFree(ds));
+	CK(cudaFree(du));
+	delete[] hs;
+	delete[] hu;
+}
+
+int main()
+{
+	float *ha = new float[N * N], *hb = new float[N * N], *da, *db;
+
+	for (int i = 0; i < N * N; i++) {
+		ha[i] = (float)(i * 7 % 11) - 5;
+		hb[i] = (float)(i * 5 % 13);
+	}
+	CK(cudaMalloc(&da, N * N * sizeof(float)));
+	CK(cudaMalloc(&db, N * N * sizeof(float)));
+	CK(cudaMemcpy(da, ha, N * N * sizeof(float), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(db, hb, N * N * sizeof(float), cudaMemcpyHostToDevice));
+
+	test_matmul(ha, hb, da, db);
+	test_count(hb, db);
+	test_widen(hb, db, INT32_MAX - 40, "across INT32_MAX");
+	test_widen(hb, db, 1000, "far from the wrap");
+	test_widen(hb, db, INT32_MIN + 3, "at INT32_MIN");
+	test_leave_early(hb, db);
+
+	CK(cudaGetLastError());
+	CK(cudaFree(da));
+	CK(cudaFree(db));
+	delete[] ha;
+	delete[] hb;
+	return verdict("row_groups");
+}
