@@ -53,6 +53,10 @@ struct tr_group {
 	uint32_t ntmp;
 	int copies;             /* its registers are read through the copies */
 	int widens;             /* it tests the wrap */
+	struct tr_live *live;   /* what a barrier keeps (NULL: everything) */
+	int lived;              /* live was looked for */
+	struct strbuf kept;     /* the fields of struct ag_gsN: what barriers keep */
+	struct names kept_names;
 };
 
 static struct tr_group *grp(struct tr *t)
@@ -68,7 +72,12 @@ void tr_group_free(struct tr *t)
 		free(t->grp->loop.v);
 		free(t->grp->after_use.v);
 		free(t->grp->after_def.v);
+		for (uint32_t i = 0; i < t->grp->kept_names.n; i++)
+			free((char *)t->grp->kept_names.v[i]);
+		free(t->grp->kept_names.v);
 		sb_free(&t->grp->after);
+		sb_free(&t->grp->kept);
+		tr_live_free(t->grp->live);
 	}
 	free(t->grp);
 	t->grp = NULL;
@@ -168,6 +177,15 @@ static int is_load(const struct ptx_insn *in)
 static int varies(const struct tr *t, const char *reg)
 {
 	return reg && tr_shape_reg(t->shape, reg, NULL) == TR_SHAPE_V;
+}
+
+/* The C name of register i of declaration s (%r17 of %r<30>: r3_17). */
+static void c_name(const struct tr_sym *s, uint32_t i, struct strbuf *sb)
+{
+	if (s->range)
+		sb_addf(sb, "r%u_%u", s->id, i);
+	else
+		sb_addf(sb, "r%u", s->id);
 }
 
 /* Before instruction in: whether it runs per lane, and if so the loop
@@ -332,12 +350,68 @@ static int tr_group_tmp(const struct tr *t, const char *name)
  * label or end the group; a branch to ret or exit on a varying one, or a
  * ret or exit under one, takes the lanes whose predicate holds out of the
  * mask, and ends the group when none is left. */
+/* Copies of the registers live after barrier k between the group's
+ * locals and its slot G (save: into G), each a field of G (kept). */
+static void keep_live(struct tr *t, uint32_t k, int save)
+{
+	struct tr_group *g = grp(t);
+	uint32_t r, i;
+
+	for (r = 0; r < t->nregs; r++) {
+		const struct tr_sym *s = &t->regs[r];
+
+		for (i = 0; i < (s->range ? s->range : 1); i++) {
+			struct strbuf name = STRBUF_INIT, c = STRBUF_INIT;
+
+			sb_adds(&name, s->name);
+			if (s->range)
+				sb_addf(&name, "%u", i);
+			c_name(s, i, &c);
+			if (tr_live_after(g->live, k, name.buf)) {
+				sb_addf(&t->code, save ? "\t\tmemcpy(&G->%s, &%s, sizeof(%s));\n" :
+					"\t\tmemcpy(&%s, &G->%s, sizeof(%s));\n", c.buf, c.buf, c.buf);
+				if (!names_has(&g->kept_names, c.buf)) {
+					names_add(&g->kept_names, sb_detach(&c));
+					sb_addf(&g->kept, "\t%s %s%s;\n", tr_ctype(s->type),
+						g->kept_names.v[g->kept_names.n - 1],
+						varies(t, name.buf) ? "[AG_G]" : "");
+				}
+			}
+			sb_free(&name);
+			sb_free(&c);
+		}
+	}
+}
+
+/* bar.sync 0: the group keeps its mask and live registers in its slot G,
+ * says where it waits and returns; called again once every group has
+ * arrived or finished, it takes them back at ag_Rk. */
+static int group_barrier(struct tr *t, const struct ptx_insn *in)
+{
+	struct tr_group *g = grp(t);
+	uint32_t k = ++t->nresume;
+
+	if (!g->lived) {
+		g->live = tr_live_scan(t->fn);
+		g->lived = 1;
+	}
+	if (in->guard)
+		return tr_unsupported(t, in, "guarded barrier in a group of threads");
+	sb_addf(&t->code, "\t\t*at = %u;\n\t\tmemcpy(G->m, m, sizeof(m));\n", k);
+	keep_live(t, k, 1);
+	sb_addf(&t->code, "\t\treturn 1;\nag_R%u:;\n\t\tmemcpy(m, G->m, sizeof(m));\n", k);
+	keep_live(t, k, 0);
+	return 0;
+}
+
 int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t to = 0;
 	int bra = !strcmp(in->opcode, "bra");
 
 	tr_group_close(t);
+	if (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier"))
+		return group_barrier(t, in);
 	grp(t)->lanes = 0;
 	grp(t)->ntmp = 0;
 	if (bra && tr_branch_target(t, in, &to))
@@ -364,17 +438,16 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in)
  * a uniform or linear one, an array of AG_G for a varying one. */
 void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i)
 {
-	struct strbuf name = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, c = STRBUF_INIT;
 
+	sb_adds(&name, s->name);
 	if (s->range)
-		sb_addf(&name, "%s%u", s->name, i);
-	sb_addf(&t->locals, "\t%s r%u", tr_ctype(s->type), s->id);
-	if (s->range)
-		sb_addf(&t->locals, "_%u", i);
-	if (tr_shape_reg(t->shape, s->range ? name.buf : s->name, NULL) == TR_SHAPE_V)
-		sb_adds(&t->locals, "[AG_G]");
-	sb_adds(&t->locals, ";\n");
+		sb_addf(&name, "%u", i);
+	c_name(s, i, &c);
+	sb_addf(&t->locals, "\t%s %s%s;\n", tr_ctype(s->type), c.buf,
+		varies(t, name.buf) ? "[AG_G]" : "");
 	sb_free(&name);
+	sb_free(&c);
 }
 
 /* A register as C: its lane's element, lane 0's value plus c * l, or the
@@ -408,12 +481,44 @@ void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
 	}
 }
 
-/* The group function ag_gN of the kernel just translated. */
+/*
+ * A shared-memory address through a linear 32-bit register: lane l's is
+ * sh + (int64)(int32)r + c * l + off, which the C compiler sees as affine.
+ * That is the address PTX computes, (r + c * l + off) mod 2^32, for every
+ * lane that addresses the block's shared memory (under 2^24 bytes): lane
+ * 0's value, c * l away (|c * l| < 2^28), is then within 2^31 of it.
+ */
+int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name, int64_t off,
+		    struct strbuf *sb)
+{
+	struct strbuf c = STRBUF_INIT;
+	int64_t step;
+
+	if (!t->shape || !s->local || tr_size(s->type) != 4 || tr_group_tmp(t, name) >= 0 ||
+	    tr_shape_reg(t->shape, name, &step) != TR_SHAPE_L)
+		return 0;
+	c_name(s, s->range ? (uint32_t)strtoul(name + strlen(s->name), NULL, 10) : 0, &c);
+	sb_addf(sb, "(sh + (int64_t)(int32_t)%s + INT64_C(%" PRId64 ") * (int64_t)l + %" PRId64 ")",
+		c.buf, step, off);
+	sb_free(&c);
+	return 1;
+}
+
+/* The group function ag_gN of the kernel just translated, and the slot
+ * struct ag_gsN in which a group waiting at a barrier keeps its mask and
+ * live registers.  *at says where the group starts (0: at the top, k:
+ * after barrier k) and becomes where it waits (~0u: finished).  It
+ * returns 0 when a widening found its lanes across the wrap (before any
+ * store or barrier), 1 otherwise. */
 void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 {
+	struct tr_group *g = grp(t);
+	uint32_t k;
+
 	sb_addf(out, "/* .entry %s, AG_G threads of a row at a time (group.c) */\n"
-		"static int ag_g%u(struct ag_warp *const w, const unsigned char *const prm, "
-		"const struct ag_dims *const d,\n"
+		"struct ag_gs%u {\n\tuint32_t m[AG_G];\n%s};\n\n"
+		"static int ag_g%u(struct ag_gs%u *const G, unsigned *const at, struct ag_warp *const w,\n"
+		"\tconst unsigned char *const prm, const struct ag_dims *const d,\n"
 		"\tconst uint32_t ag_tid0, const uint32_t ag_tid1, const uint32_t ag_tid2, "
 		"const uint32_t nx,\n"
 		"\tstruct ag_block *const b, unsigned char *const sh)\n{\n"
@@ -423,10 +528,16 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"ag_ctaid2 = d->ctaid[2];\n"
 		"\tconst uint32_t ag_nctaid0 = d->nctaid[0], ag_nctaid1 = d->nctaid[1], "
 		"ag_nctaid2 = d->nctaid[2];\n"
+		"\tconst unsigned ag_at = *at;\n"
 		"\tuint32_t m[AG_G];\n%s\n"
-		"\t(void)w; (void)sh; (void)prm; (void)b;\n"
+		"\t(void)G; (void)w; (void)sh; (void)prm; (void)b;\n"
+		"\t*at = ~0u;\n"
 		"\tfor (size_t l = 0; l < AG_G; l++)\n"
 		"\t\tm[l] = ag_tid0 + l < nx;\n"
-		"%s\treturn 1;\n}\n\n",
-		t->fn->name, fidx, t->locals.buf ? t->locals.buf : "", t->code.buf ? t->code.buf : "");
+		"\tswitch (ag_at) {\n",
+		t->fn->name, fidx, g->kept.buf ? g->kept.buf : "", fidx, fidx,
+		t->locals.buf ? t->locals.buf : "");
+	for (k = 1; k <= t->nresume; k++)
+		sb_addf(out, "\tcase %u: goto ag_R%u;\n", k, k);
+	sb_addf(out, "\tdefault: break;\n\t}\n%s\treturn 1;\n}\n\n", t->code.buf ? t->code.buf : "");
 }

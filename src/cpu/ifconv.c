@@ -22,6 +22,8 @@
  * predicate, and are plain arithmetic, conversions, loads and stores are
  * taken, at most MAX_SKIPPED of them, with nothing between them but
  * instructions: no labels (another way in), scopes or declarations.
+ * Integer arithmetic whose results only the instructions after it in
+ * the skipped run read stays unguarded (needs_guard).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,36 @@ static uint32_t skipped(const struct ptx_func *fn, uint32_t i)
 	       !strcmp(fn->body[j].u.label, label) ? MAX_SKIPPED : 0;
 }
 
+/*
+ * Whether skipped instruction body[k] (of body[first..last]) takes the
+ * guard.  Plain arithmetic whose results only the skipped instructions
+ * after it read does not: computed for every thread, it gives the ones
+ * whose guard is false values they never read.  Unguarded, an address
+ * made from the thread's index stays linear across a row group's lanes
+ * (group.c) instead of varying, and needs no blend in lockstep.
+ */
+static int needs_guard(const struct ptx_func *fn, uint32_t last, uint32_t k)
+{
+	static const char *const pure[] = {
+		"add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "mov", "cvta",
+	};
+	const struct ptx_insn *in = tr_insn_at(fn, k);
+	const char *d[TR_MAX_DESTS];
+	uint32_t nd, i, j;
+
+	if (!tr_in_list(pure, sizeof(pure) / sizeof(pure[0]), in->opcode) ||
+	    tr_has(in, ".cc") || !(nd = tr_dests(in, d, TR_MAX_DESTS)) || nd > TR_MAX_DESTS)
+		return 1;
+	for (i = 0; i < nd; i++)
+		for (j = 0; j < fn->nbody; j++) {
+			const struct ptx_insn *x = tr_insn_at(fn, j);
+
+			if (x && (j <= k || j > last) && tr_mentions(x, d[i], j == k))
+				return 1;
+		}
+	return 0;
+}
+
 /* fn's body with its short branches converted, in a new array (*n
  * statements), or NULL when it has none. */
 static struct ptx_stmt *convert(const struct ptx_func *fn, uint32_t *n)
@@ -117,8 +149,11 @@ static struct ptx_stmt *convert(const struct ptx_func *fn, uint32_t *n)
 		br = &fn->body[i].u.insn;
 		for (k = 1; k <= skip; k++) {
 			out[m] = fn->body[i + k];
-			out[m].u.insn.guard = br->guard;
-			out[m++].u.insn.guard_neg = !br->guard_neg;
+			if (needs_guard(fn, i + skip, i + k)) {
+				out[m].u.insn.guard = br->guard;
+				out[m].u.insn.guard_neg = !br->guard_neg;
+			}
+			m++;
 		}
 		i += skip;
 		if (references(fn, target(br)) > 1)

@@ -22,14 +22,17 @@
  * only when no two lanes of the group lie on both sides of the wrap (2^31
  * signed, 2^32 unsigned).  The group code tests that where it widens, and
  * when it fails, runs the group's threads one at a time instead, each from
- * its start: exact only while nothing has been stored, so a widening that
- * a store or atomic may come before, on some path, varies instead.
+ * its start (with barriers, the whole block from its start): exact only
+ * while nothing has been stored, so a widening that a store or atomic may
+ * come before, on some path, varies instead (shared memory aside, in a
+ * kernel with barriers).
  *
  * A kernel has a group translation when its control flow is uniform: each
  * conditional branch is on a uniform predicate, or sends the lanes whose
  * predicate holds to a ret or exit (a bounds test), which leave the
  * group's mask; and when it does nothing but arithmetic, conversions,
- * loads, stores and atomics (no calls, barriers, local memory, carries).
+ * loads, stores, atomics and bar.sync 0 (no calls, local memory,
+ * carries).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -335,7 +338,7 @@ static int runnable(const struct ptx_insn *in)
 	static const char *const mem[] = {
 		"ld", "ldu", "st", "cvta", "atom", "red", "membar", "fence", "prefetch", "prefetchu",
 	};
-	static const char *const flow[] = { "bra", "ret", "exit" };
+	static const char *const flow[] = { "bra", "ret", "exit", "bar", "barrier" };
 	static const char *const refused[] = {
 		".cc", ".local", ".param::func", ".shared::cluster",
 	};
@@ -422,17 +425,23 @@ static int fixed_point(struct tr_shape *s, const struct tr_consts *cs, const str
 	return 0;
 }
 
-/* dirty[i]: a store or atomic may have run before instruction i. */
+/* dirty[i]: a store or atomic may have run before instruction i.  In a
+ * kernel with barriers, where the whole block starts again, only one to
+ * memory other than shared memory counts: the block's shared memory
+ * starts undefined, and it writes what it reads after a barrier again. */
 static uint8_t *find_dirty(const struct tr_flow *f)
 {
 	uint8_t *dirty = xcalloc(f->n + 1, 1);
 	uint32_t i, k;
-	int changed = 1;
+	int changed = 1, barriers = 0;
 
+	for (i = 0; i < f->n; i++)
+		barriers |= !strcmp(f->ins[i]->opcode, "bar") || !strcmp(f->ins[i]->opcode, "barrier");
 	while (changed) {
 		changed = 0;
 		for (i = 0; i < f->n; i++) {
-			uint8_t out = dirty[i] || has_effect(f->ins[i]);
+			uint8_t out = dirty[i] || (has_effect(f->ins[i]) &&
+						   !(barriers && tr_has(f->ins[i], ".shared")));
 			uint32_t to[2] = { f->next[i], f->jump[i] };
 
 			for (k = 0; k < 2; k++)

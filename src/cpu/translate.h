@@ -12,7 +12,7 @@
 #include "util/strbuf.h"
 
 /* Bumped whenever generated code changes meaning: part of the cache key. */
-#define AG_TRANSLATOR_VERSION "4"
+#define AG_TRANSLATOR_VERSION "5"
 
 /* Appends the C translation of m to out.  0 on success; -1 with err set
  * (line of the offending PTX statement and a message that names the

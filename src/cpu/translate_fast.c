@@ -501,13 +501,13 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
  * them): the thread loop then knows that stores to device memory do not
  * change them.  wide: the threads compute far more than they load and
  * store, and the thread loop asks for the widest vectors (AG_WIDE). */
-static void emit_block_start(uint32_t entry, uint32_t psize, int copy, int wide,
+static void emit_block_start(const char *name, uint32_t entry, uint32_t psize, int copy, int wide,
 			     struct strbuf *out)
 {
-	sb_addf(out, "%sstatic void ag_k%u(struct ag_block *b)\n{\n"
+	sb_addf(out, "%sstatic void %s%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
 		"\tconst struct ag_dims d = ag_dims_of(b);\n"
-		"\tunsigned char *const sh = b->shared;\n", wide ? "AG_WIDE " : "", entry);
+		"\tunsigned char *const sh = b->shared;\n", wide ? "AG_WIDE " : "", name, entry);
 	if (copy)
 		sb_addf(out, "\t_Alignas(16) unsigned char prm[%u];\n\n"
 			"\tmemcpy(prm, env->params, %u);\n", psize ? psize : 1, psize);
@@ -548,7 +548,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
 		"NULL, 0, 0);\n\t\t\t}\n";
 
-	emit_block_start(entry, psize, copy, wide, out);
+	emit_block_start("ag_k", entry, psize, copy, wide, out);
 	sb_addf(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
 		"\tunsigned y, z, ex;\n"
 		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
@@ -563,13 +563,57 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		/* AG_G threads at a time; when a widening finds them across the
 		 * wrap (group.c), before any store, one at a time */
 		sb_addf(out, "\t\t\tfor (int32_t x0 = 0; x0 < nx; x0 += AG_G) {\n"
-			"\t\t\t\tif (ag_g%u(&w, prm, &d, (uint32_t)x0, y, z, (uint32_t)nx, b, sh))\n"
+			"\t\t\t\tunsigned at = 0;\n\n"
+			"\t\t\t\tif (ag_g%u(NULL, &at, &w, prm, &d, (uint32_t)x0, y, z, (uint32_t)nx, "
+			"b, sh))\n"
 			"\t\t\t\t\tcontinue;\n"
 			"\t\t\t\tfor (int32_t x = x0; x < nx && x - x0 < AG_G; x++) {\n", entry);
 	else
 		sb_adds(out, "\t\t\tfor (int32_t x = 0; x < nx; x++) {\n");
 	sb_addf(out, thread, entry);
 	sb_adds(out, group ? "\t\t\t}\n}\n\n" : "}\n\n");
+}
+
+/* The block function of a kernel with barriers run by groups of AG_G
+ * threads of a row (group.c): in rounds, each group up to its next
+ * barrier, its mask and live registers kept in its slot, until every
+ * group has finished.  Groups that finished count as arrived.  A group
+ * whose widening finds its lanes across the wrap (before any store to
+ * memory but shared memory) sends the whole block to ag_ktN, which runs
+ * it again from the start one thread at a time. */
+static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
+			      struct strbuf *out)
+{
+	emit_block_start("ag_k", entry, psize, copy, 0, out);
+	sb_addf(out, "\tconst uint32_t nx = d.ntid[0], ngx = (nx + AG_G - 1) / AG_G;\n"
+		"\tconst unsigned ng = ngx * d.ntid[1] * d.ntid[2];\n"
+		"\tunsigned g, more;\n"
+		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
+		".dyn = %u, .psize = %u };\n"
+		"\tconst size_t ag_size[2] = { ng * sizeof(struct ag_gs%u), ng * sizeof(unsigned) };\n"
+		"\tsize_t ag_at[2];\n"
+		"\tunsigned char *const ag_mem = ag_scratch(b, 2, ag_size, ag_at);\n\n"
+		"\tif (!ag_mem) {\n"
+		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
+		"\t\treturn;\n\t}\n"
+		"\tstruct ag_gs%u *const G = (struct ag_gs%u *)ag_mem;\n"
+		"\tunsigned *const at = (unsigned *)(ag_mem + ag_at[1]);\n\n"
+		"\tmemset(at, 0, ag_size[1]);\n"
+		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
+		"\tdo {\n"
+		"\t\tmore = 0;\n"
+		"\t\tfor (g = 0; g < ng && !b->error; g++) {\n"
+		"\t\t\tconst unsigned row = g / ngx;\n\n"
+		"\t\t\tif (at[g] == ~0u)\n\t\t\t\tcontinue;\n"
+		"\t\t\tif (!ag_g%u(&G[g], &at[g], &w, prm, &d, g %% ngx * AG_G, row %% d.ntid[1], "
+		"row / d.ntid[1], nx, b, sh)) {\n"
+		"\t\t\t\tag_kt%u(b);\n"
+		"\t\t\t\treturn;\n"
+		"\t\t\t}\n"
+		"\t\t\tmore |= at[g] != ~0u;\n"
+		"\t\t}\n"
+		"\t} while (more && !b->error);\n}\n\n",
+		dyn, psize, entry, entry, entry, entry, entry);
 }
 
 /*
@@ -612,12 +656,12 @@ static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
  * with a slot for its registers, in rounds until every thread has
  * finished.  Exited threads count as arrived, as in lockstep.  While all
  * threads wait at one barrier (together), a round is a phase loop. */
-static void emit_block(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
+static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 		       uint32_t nresume, struct strbuf *out)
 {
 	int phases = nresume <= PHASES_MAX;
 
-	emit_block_start(entry, psize, copy, 0, out);
+	emit_block_start(name, entry, psize, copy, 0, out);
 	sb_addf(out, "\tconst unsigned nt = d.ntid[0] * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned nw = (nt + 31) / 32;\n"
 		"\tunsigned k, more;\n%s",
@@ -689,8 +733,8 @@ static int compute_bound(const struct reach_use *u)
 }
 
 /* The shapes of the registers of a kernel that has a group translation
- * (group.c), or NULL: it reaches no function and declares no local
- * memory, and shape.c finds its control flow uniform. */
+ * (group.c), or NULL: it reaches no function, declares no local memory
+ * nor parameters of calls, and shape.c finds its control flow uniform. */
 static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const uint8_t *seen)
 {
 	const struct ptx_func *fn = &t->m->funcs[entry];
@@ -702,7 +746,8 @@ static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const u
 		if (seen[i] && i != entry)
 			return NULL;
 	for (i = 0; i < fn->nbody; i++)
-		if (fn->body[i].kind == PTX_STMT_DECL && fn->body[i].u.decl.space != PTX_SPACE_REG)
+		if (fn->body[i].kind == PTX_STMT_DECL && fn->body[i].u.decl.space != PTX_SPACE_REG &&
+		    fn->body[i].u.decl.space != PTX_SPACE_SHARED)
 			return NULL;
 	c = tr_consts_scan(fn);
 	s = tr_shape_scan(fn, c);
@@ -715,7 +760,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 {
 	struct reach_use u = { 0 };
 	struct tr_shape *shape = NULL;
-	uint32_t f, psize;
+	uint32_t f, psize, nresume;
 	int calls = 0, group, rc;
 
 	for (f = 0; f < t->m->nfuncs; f++)
@@ -739,15 +784,18 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * control flow is uniform run sixteen threads at a time instead, as
 	 * vector code (group.c), with the scalar translation for the groups
 	 * whose indices cross the wrap. */
-	if (u.lockstep || (u.shared && u.volatile_) || (u.loop_math && u.barrier))
+	if (u.lockstep || (u.shared && u.volatile_))
 		return 0;
-	if (((u.grid_size && u.loop) || (u.loop_loads && !u.barrier)) &&
-	    (u.barrier || !(shape = group_shapes(t, entry, seen))))
+	if (((u.grid_size && u.loop) || (u.loop_loads && !u.barrier) ||
+	     (u.loop_math && u.barrier)) && !(shape = group_shapes(t, entry, seen)))
 		return 0;
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);
 	t->scalar = 1;
+	/* the thread body runs the groups (or, with barriers, the blocks)
+	 * whose indices cross the wrap */
 	rc = emit_funcs(t, seen, entry, out) || tr_function(t, entry, out);
+	nresume = t->nresume;
 	if (!rc && shape) {
 		t->shape = shape;
 		rc = tr_function(t, entry, out);
@@ -761,9 +809,13 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
 	for (f = 0; f < t->m->nfuncs; f++)
 		calls |= seen[f] && f != entry;
-	if (t->nresume)
-		emit_block(entry, dyn, psize, !calls, t->nresume, out);
-	else
+	if (group && nresume) {
+		emit_block("ag_kt", entry, dyn, psize, !calls, nresume, out);
+		emit_block_groups(entry, dyn, psize, !calls, out);
+	} else if (nresume) {
+		emit_block("ag_k", entry, dyn, psize, !calls, nresume, out);
+	} else {
 		emit_block_plain(entry, dyn, psize, !calls, compute_bound(&u), group, out);
+	}
 	return 1;
 }

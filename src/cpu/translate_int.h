@@ -228,13 +228,15 @@ void tr_steady_free(struct tr_steady *s);
 /* vector.c: runs of lane-local instructions, and their full-warp form;
  * whether instruction in (NULL: none) writes register reg, and the
  * registers it writes (how many; the first max of them in v); whether
- * a function reads a register */
+ * a function reads a register; whether in mentions reg as its guard or
+ * in an operand from the from'th on */
 void tr_fuse(struct tr *t, int open);
 int tr_writes(const struct ptx_insn *in, const char *reg);
 #define TR_MAX_DESTS 8
 uint32_t tr_dests(const struct ptx_insn *in, const char **v, uint32_t max);
 int tr_written(const struct ptx_func *fn, const char ***names, uint32_t *count);
 int tr_read(const struct ptx_func *fn, const struct ptx_insn *self, const char *reg);
+int tr_mentions(const struct ptx_insn *in, const char *reg, uint32_t from);
 struct tr_access {
 	uint32_t size;          /* bytes per lane */
 	int store;
@@ -351,6 +353,8 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in);
 void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i);
 void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
 		  const char *cname, int write, struct strbuf *sb);
+int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name, int64_t off,
+		    struct strbuf *sb);
 void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 void tr_group_free(struct tr *t);
 tr_emit_fn tr_fast_flow(const char *opcode);

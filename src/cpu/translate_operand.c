@@ -333,7 +333,8 @@ int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 	s = tr_lookup(t, o->name);
 	if (!s)
 		return tr_fail(t, in->line, "unknown symbol '%s' at line %d", o->name, in->line);
-	if (s->kind == TK_REG && space == PTX_SPACE_SHARED && tr_aff_shared(t, o->name, o->i, sb))
+	if (s->kind == TK_REG && space == PTX_SPACE_SHARED &&
+	    (tr_aff_shared(t, o->name, o->i, sb) || tr_group_shared(t, s, o->name, o->i, sb)))
 		return 0;
 	if (s->kind == TK_REG) {
 		reg_lvalue(t, s, o->name, 0, &e);

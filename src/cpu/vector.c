@@ -342,6 +342,11 @@ static int mentions(const struct ptx_insn *in, const char *reg, uint32_t from)
 	return 0;
 }
 
+int tr_mentions(const struct ptx_insn *in, const char *reg, uint32_t from)
+{
+	return mentions(in, reg, from);
+}
+
 /* Whether any instruction of fn reads register reg, as far as names
  * tell: one but self that mentions it anywhere, or self as a source or
  * guard.  A name redeclared in a nested scope counts as read. */

@@ -6,9 +6,10 @@
  * threads to return before and inside the loop, k loops whose length is
  * not a multiple of nvcc's unrolling, a branch on threadIdx.y (uniform in
  * a row, not in the block), short if-converted branches on each thread's
- * own data, atomics in the loop, and 32-bit indices widened to 64 bits
- * whose group of threads crosses the wrap at INT32_MAX or UINT32_MAX
- * (those groups run one thread at a time instead, from their start).
+ * own data, atomics in the loop, a shared tile between barriers, and
+ * 32-bit indices widened to 64 bits whose group of threads crosses the
+ * wrap at INT32_MAX or UINT32_MAX (those groups, and with barriers their
+ * blocks, run one thread at a time instead, from their start).
  * Values are small integers in floats, so every sum is exact.
  */
 #include "check.h"
@@ -79,6 +80,34 @@ __global__ void widen(const float *b, long long *s, unsigned long long *u, int n
 		sum += b[k];
 	s[g] = (long long)i + (long long)sum;
 	u[g] = (unsigned long long)v;
+}
+
+/* a tile of NY rows of b in shared memory between barriers, per block of
+ * NX x NY threads; i = base + the column, widened after the loop */
+__global__ void tiles(const float *b, float *out, long long *idx, int n, int base)
+{
+	__shared__ float t[NY][NX];
+	int x = threadIdx.x, y = threadIdx.y;
+	int g = blockIdx.x * blockDim.x + x;
+	int i = base + g;
+	float s1 = 0, s2 = 0, s3 = 0;
+
+	for (int k = 0; k < n; k += NY) {
+		t[y][x] = k + y < n && g < n ? b[(k + y) * n + g] : 0;
+		__syncthreads();
+		for (int j = 0; j < NY; j++) {
+			float v = t[(j + y) % NY][x];
+
+			s1 += v * (j + 1);
+			s2 += v * v;
+			s3 -= v * 3;
+		}
+		__syncthreads();
+	}
+	if (g < n) {
+		idx[y * n + g] = (long long)i;
+		out[y * n + g] = s1 + 2 * s2 + 5 * s3;
+	}
 }
 
 static int32_t wrap32(int64_t v)
@@ -183,6 +212,41 @@ static void test_widen(const float *hb, const float *db, int base, const char *w
 	delete[] hu;
 }
 
+/* base puts INT32_MAX inside the second block's first group */
+static void test_tiles(const float *hb, const float *db, int base)
+{
+	float *dout, *hout = new float[NY * N];
+	long long *didx, *hidx = new long long[NY * N];
+
+	CK(cudaMalloc(&dout, NY * N * sizeof(float)));
+	CK(cudaMalloc(&didx, NY * N * sizeof(long long)));
+	tiles<<<(N + NX - 1) / NX, dim3(NX, NY)>>>(db, dout, didx, N, base);
+	CK(cudaMemcpy(hout, dout, NY * N * sizeof(float), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(hidx, didx, NY * N * sizeof(long long), cudaMemcpyDeviceToHost));
+	for (int y = 0; y < NY; y++)
+		for (int g = 0; g < N; g++) {
+			float s1 = 0, s2 = 0, s3 = 0;
+
+			for (int k = 0; k < N; k += NY)
+				for (int j = 0; j < NY; j++) {
+					int r = k + (j + y) % NY;
+					float v = r < N ? hb[r * N + g] : 0;
+
+					s1 += v * (j + 1);
+					s2 += v * v;
+					s3 -= v * 3;
+				}
+			check(hout[y * N + g] == s1 + 2 * s2 + 5 * s3, "tiles out[%d][%d] = %g, want %g",
+			      y, g, hout[y * N + g], s1 + 2 * s2 + 5 * s3);
+			check(hidx[y * N + g] == wrap32((int64_t)base + g), "tiles idx[%d][%d] = %lld, "
+			      "want %d", y, g, hidx[y * N + g], wrap32((int64_t)base + g));
+		}
+	CK(cudaFree(dout));
+	CK(cudaFree(didx));
+	delete[] hout;
+	delete[] hidx;
+}
+
 int main()
 {
 	float *ha = new float[N * N], *hb = new float[N * N], *da, *db;
@@ -201,6 +265,8 @@ int main()
 	test_widen(hb, db, INT32_MAX - 40, "across INT32_MAX");
 	test_widen(hb, db, 1000, "far from the wrap");
 	test_widen(hb, db, INT32_MIN + 3, "at INT32_MIN");
+	test_tiles(hb, db, 7);
+	test_tiles(hb, db, INT32_MAX - 25);
 	test_leave_early(hb, db);
 
 	CK(cudaGetLastError());
