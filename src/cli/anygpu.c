@@ -48,6 +48,8 @@ static const char environment[] =
 	"  ANYGPU_CACHE_DIR  where the cpu backend keeps compiled kernels (default:\n"
 	"                    $XDG_CACHE_HOME/anygpu, else ~/.cache/anygpu)\n"
 	"  ANYGPU_CC         the C compiler the cpu backend uses (default: cc)\n"
+	"  ANYGPU_CPU_GROUPS auto, all or off: which kernels the cpu backend runs\n"
+	"                    16 threads at a time as vector code (default: auto)\n"
 	"  ANYGPU_THREADS    threads the cpu backend runs blocks on, 1 to 4096\n"
 	"                    (default: one per online CPU)\n"
 	"  ANYGPU_VERBOSE    set: the cpu backend reports each kernel compilation\n";

@@ -289,11 +289,32 @@ static int compile(const struct cc *cc, const char *cfile, const char *sofile,
 	return rc == 0 ? 0 : -1;
 }
 
+/* ANYGPU_CPU_GROUPS: auto (or unset), all or off (translate.h). */
+static int groups_setting(enum ag_groups *g, struct strbuf *err)
+{
+	const char *v = getenv("ANYGPU_CPU_GROUPS");
+
+	if (!v || !*v || !strcmp(v, "auto"))
+		*g = AG_GROUPS_AUTO;
+	else if (!strcmp(v, "all"))
+		*g = AG_GROUPS_ALL;
+	else if (!strcmp(v, "off"))
+		*g = AG_GROUPS_OFF;
+	else {
+		sb_addf(err, "ANYGPU_CPU_GROUPS is '%s'; it must be auto, all or off", v);
+		return -1;
+	}
+	return 0;
+}
+
 static int translate(const struct ptx_module *m, struct strbuf *c, struct strbuf *err)
 {
 	struct ptx_error perr = { 0 };
+	enum ag_groups groups;
 
-	if (ag_translate(m, c, &perr) == 0)
+	if (groups_setting(&groups, err))
+		return -1;
+	if (ag_translate(m, groups, c, &perr) == 0)
 		return 0;
 	if (perr.line)
 		sb_addf(err, "PTX line %d: %s", perr.line, perr.msg);

@@ -324,7 +324,8 @@ static void tr_release(struct tr *t)
 	tr_segs_free(t);
 }
 
-int ag_translate(const struct ptx_module *orig, struct strbuf *out, struct ptx_error *err)
+int ag_translate(const struct ptx_module *orig, enum ag_groups groups, struct strbuf *out,
+		 struct ptx_error *err)
 {
 	const struct ptx_module *conv = tr_ifconv(orig), *m = conv ? conv : orig;
 	struct tr t;
@@ -334,6 +335,7 @@ int ag_translate(const struct ptx_module *orig, struct strbuf *out, struct ptx_e
 	memset(&t, 0, sizeof(t));
 	t.m = m;
 	t.err = err;
+	t.groups = groups;
 	memset(err, 0, sizeof(*err));
 	t.fi = xcalloc(m->nfuncs + 1, sizeof(*t.fi));
 	collect_module_syms(&t);

@@ -761,7 +761,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	struct reach_use u = { 0 };
 	struct tr_shape *shape = NULL;
 	uint32_t f, psize, nresume;
-	int calls = 0, group, rc;
+	int calls = 0, group, lockstep, rc;
 
 	for (f = 0; f < t->m->nfuncs; f++)
 		if (seen[f])
@@ -786,8 +786,11 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * whose indices cross the wrap. */
 	if (u.lockstep || (u.shared && u.volatile_))
 		return 0;
-	if (((u.grid_size && u.loop) || (u.loop_loads && !u.barrier) ||
-	     (u.loop_math && u.barrier)) && !(shape = group_shapes(t, entry, seen)))
+	lockstep = (u.grid_size && u.loop) || (u.loop_loads && !u.barrier) ||
+		(u.loop_math && u.barrier);
+	if (t->groups == AG_GROUPS_ALL || (lockstep && t->groups == AG_GROUPS_AUTO))
+		shape = group_shapes(t, entry, seen);
+	if (lockstep && !shape)
 		return 0;
 	if (!t->scalar_done)
 		t->scalar_done = xcalloc(t->m->nfuncs + 1, 1);

@@ -104,6 +104,7 @@ struct tr {
 	struct tr_remat *remat; /* those barriers recompute, or NULL */
 
 	/* the group translation (group.c): sixteen threads of a row at once */
+	enum ag_groups groups;  /* which kernels get it */
 	struct tr_shape *shape; /* its registers' shapes; NULL: not translating it */
 	struct tr_group *grp;   /* its loop over the lanes */
 };

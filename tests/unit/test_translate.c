@@ -84,7 +84,7 @@ static void translate_to(const char *ptx, struct strbuf *c)
 
 	if (ptx_parse(ptx, strlen(ptx), &m, &err))
 		fail_msg("parse: line %d: %s", err.line, err.msg);
-	if (ag_translate(m, c, &err))
+	if (ag_translate(m, AG_GROUPS_AUTO, c, &err))
 		fail_msg("translate: line %d: %s", err.line, err.msg);
 	ptx_free(m);
 }
@@ -115,7 +115,7 @@ static void refused(const char *ptx, const char *want)
 
 	if (ptx_parse(ptx, strlen(ptx), &m, &err))
 		fail_msg("parse: line %d: %s", err.line, err.msg);
-	assert_int_equal(ag_translate(m, &c, &err), -1);
+	assert_int_equal(ag_translate(m, AG_GROUPS_AUTO, &c, &err), -1);
 	if (!strstr(err.msg, want))
 		fail_msg("got '%s', want '%s'", err.msg, want);
 	assert_true(err.line > 0);
