@@ -1,11 +1,12 @@
 /*
  * group.c - the group translation of a kernel: sixteen neighbouring
  * threads of a row (AG_G) run together, a lane per thread, as code the C
- * compiler turns into vector instructions.  It is for kernels without
- * barriers whose threads loop over global memory (a k loop), which one
- * thread at a time would run scalar and lockstep runs through its warp
- * frames and run-time access forms.  shape.c says which kernels have one
- * (uniform control flow) and what each register is across the group.
+ * compiler turns into vector instructions.  It is for the kernels whose
+ * threads loop (over global memory without barriers, a k loop; over
+ * arithmetic between barriers, a tile's products), which one thread at a
+ * time would run scalar and lockstep runs through its warp frames and
+ * run-time access forms.  shape.c says which kernels have one (uniform
+ * control flow) and what each register is across the group.
  *
  * The group function ag_gN is the fast path's scalar translation with
  * other registers (translate_operand.c asks tr_group_reg): a uniform
@@ -25,7 +26,10 @@
  * varying predicate takes the lanes it sends there out, and the group ends
  * when none is left.  A widening of a linear 32-bit value whose lanes
  * cross the wrap (shape.c) makes ag_gN return 0 before any store, and the
- * block function runs the group's threads one at a time instead.
+ * block function runs the group's threads (with barriers: the block) one
+ * at a time instead.  At a barrier the group keeps its mask and the
+ * registers live after it in its slot G and returns; the block function
+ * runs the groups in rounds, and the next one resumes it there.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -33,8 +37,7 @@
 
 #include "cpu/translate_int.h"
 
-/* Register names, each with the instructions that mention it counted
- * once or more. */
+/* A list of register names, repeats allowed. */
 struct names {
 	const char **v;
 	uint32_t n, cap;

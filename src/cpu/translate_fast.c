@@ -5,9 +5,11 @@
  * no barrier other than bar.sync 0 in the kernel itself, and no volatile
  * access where shared memory is used (the mark of implicitly
  * warp-synchronous code); kernels whose loops walk memory in the lanes'
- * order (grid-stride loops, loops over global loads without barriers) go
- * to lockstep all the same, because it is faster for them.  Such a kernel gets a second, scalar
- * translation made by the same emitters with t->scalar set: registers are
+ * order (grid-stride loops, loops over global loads without barriers) or
+ * compute between barriers run as row groups (group.c) where their
+ * control flow allows, else in lockstep, because either is faster for
+ * them.  Such a kernel gets a second, scalar translation made by the
+ * same emitters with t->scalar set: registers are
  * C locals, each instruction runs once for its thread (under its guard),
  * PTX control flow is labels and gotos, and every reached .func becomes a
  * plain C function ag_sN(w, l, a, ex) of one lane.  The kernel's block
