@@ -541,12 +541,15 @@ static void emit_scratch(uint32_t entry, const char *nt, int barriers, struct st
  * threadIdx.x has no exit but its end, so that the C compiler may turn it
  * into vector code; a thread that fails the launch (trap, assert) thus
  * lets the rest of its row of threads run, as other threads of a GPU run
- * on meanwhile. */
+ * on meanwhile.  With row groups (group.c), a call of the group function
+ * runs AG_PARTSN groups of AG_G threads (ag_gpart), and the threads of a
+ * call whose widening found its lanes across the wrap, before any store,
+ * run one at a time instead. */
 static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int wide,
 			     int group, struct strbuf *out)
 {
-	const char *thread = "\t\t\t\tw.tid[0][0] = (uint32_t)x;\n\t\t\t\tw.tid[1][0] = y;\n"
-		"\t\t\t\tw.tid[2][0] = z;\n"
+	static const char thread[] = "\t\t\t\tw.tid[0][0] = (uint32_t)x;\n"
+		"\t\t\t\tw.tid[1][0] = y;\n\t\t\t\tw.tid[2][0] = z;\n"
 		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
 		"NULL, 0, 0);\n\t\t\t}\n";
 
@@ -557,29 +560,37 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		".dyn = %u, .psize = %u };\n", dyn, psize);
 	emit_scratch(entry, "1", 0, out);
 	sb_addf(out, "\tstruct ag_sv%u *const S = (struct ag_sv%u *)ag_mem;\n\n", entry, entry);
-	sb_addf(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
-		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
-		"\tfor (z = 0; z < d.ntid[2]; z++)\n"
-		"\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++)\n");
-	if (group)
-		/* AG_G threads at a time; when a widening finds them across the
-		 * wrap (group.c), before any store, one at a time */
-		sb_addf(out, "\t\t\tfor (int32_t x0 = 0; x0 < nx; x0 += AG_G) {\n"
-			"\t\t\t\tunsigned at = 0;\n\n"
-			"\t\t\t\tif (ag_g%u(NULL, &at, &w, prm, &d, (uint32_t)x0, y, z, (uint32_t)nx, "
-			"b, sh))\n"
-			"\t\t\t\t\tcontinue;\n"
-			"\t\t\t\tfor (int32_t x = x0; x < nx && x - x0 < AG_G; x++) {\n", entry);
-	else
-		sb_adds(out, "\t\t\tfor (int32_t x = 0; x < nx; x++) {\n");
+	sb_adds(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
+		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n");
+	if (!group) {
+		sb_adds(out, "\tfor (z = 0; z < d.ntid[2]; z++)\n"
+			"\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++)\n"
+			"\t\t\tfor (int32_t x = 0; x < nx; x++) {\n");
+		sb_addf(out, thread, entry);
+		sb_adds(out, "}\n\n");
+		return;
+	}
+	sb_addf(out, "\tconst uint32_t ngx = ((uint32_t)nx + AG_G - 1) / AG_G;\n"
+		"\tconst unsigned nq = ngx * d.ntid[1] * d.ntid[2];\n\n"
+		"\tfor (unsigned q = 0; q < nq && !b->error; q += AG_PARTS%u) {\n"
+		"\t\tuint32_t px[AG_PARTS%u], py[AG_PARTS%u], pz[AG_PARTS%u];\n"
+		"\t\tunsigned at = 0, k;\n\n"
+		"\t\tfor (k = 0; k < AG_PARTS%u; k++)\n"
+		"\t\t\tag_gpart(q + k, nq, ngx, &d, &px[k], &py[k], &pz[k]);\n"
+		"\t\tif (ag_g%u(NULL, &at, &w, prm, &d, px, py, pz, (uint32_t)nx, b, sh))\n"
+		"\t\t\tcontinue;\n"
+		"\t\tfor (k = 0; k < AG_PARTS%u; k++) {\n"
+		"\t\t\ty = py[k];\n\t\t\tz = pz[k];\n"
+		"\t\t\tfor (int32_t x = (int32_t)px[k]; x < nx && x - (int32_t)px[k] < AG_G; x++) {\n",
+		entry, entry, entry, entry, entry, entry, entry);
 	sb_addf(out, thread, entry);
-	sb_adds(out, group ? "\t\t\t}\n}\n\n" : "}\n\n");
+	sb_adds(out, "\t\t}\n\t}\n}\n\n");
 }
 
-/* The block function of a kernel with barriers run by groups of AG_G
- * threads of a row (group.c): in rounds, each group up to its next
- * barrier, its mask and live registers kept in its slot, until every
- * group has finished.  Groups that finished count as arrived.  A group
+/* The block function of a kernel with barriers run by row groups
+ * (group.c), AG_PARTSN of them a call: in rounds, each call up to its next
+ * barrier, its masks and live registers kept in its slot, until every
+ * call has finished.  Calls that finished count as arrived.  A call
  * whose widening finds its lanes across the wrap (before any store to
  * memory but shared memory) sends the whole block to ag_ktN, which runs
  * it again from the start one thread at a time. */
@@ -588,8 +599,9 @@ static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int 
 {
 	emit_block_start("ag_k", entry, psize, copy, 0, out);
 	sb_addf(out, "\tconst uint32_t nx = d.ntid[0], ngx = (nx + AG_G - 1) / AG_G;\n"
-		"\tconst unsigned ng = ngx * d.ntid[1] * d.ntid[2];\n"
-		"\tunsigned g, more;\n"
+		"\tconst unsigned nq = ngx * d.ntid[1] * d.ntid[2];\n"
+		"\tconst unsigned ng = (nq + AG_PARTS%u - 1) / AG_PARTS%u;\n"
+		"\tunsigned g, k, more;\n"
 		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
 		".dyn = %u, .psize = %u };\n"
 		"\tconst size_t ag_size[2] = { ng * sizeof(struct ag_gs%u), ng * sizeof(unsigned) };\n"
@@ -605,17 +617,19 @@ static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int 
 		"\tdo {\n"
 		"\t\tmore = 0;\n"
 		"\t\tfor (g = 0; g < ng && !b->error; g++) {\n"
-		"\t\t\tconst unsigned row = g / ngx;\n\n"
+		"\t\t\tuint32_t px[AG_PARTS%u], py[AG_PARTS%u], pz[AG_PARTS%u];\n\n"
 		"\t\t\tif (at[g] == ~0u)\n\t\t\t\tcontinue;\n"
-		"\t\t\tif (!ag_g%u(&G[g], &at[g], &w, prm, &d, g %% ngx * AG_G, row %% d.ntid[1], "
-		"row / d.ntid[1], nx, b, sh)) {\n"
+		"\t\t\tfor (k = 0; k < AG_PARTS%u; k++)\n"
+		"\t\t\t\tag_gpart(g * AG_PARTS%u + k, nq, ngx, &d, &px[k], &py[k], &pz[k]);\n"
+		"\t\t\tif (!ag_g%u(&G[g], &at[g], &w, prm, &d, px, py, pz, nx, b, sh)) {\n"
 		"\t\t\t\tag_kt%u(b);\n"
 		"\t\t\t\treturn;\n"
 		"\t\t\t}\n"
 		"\t\t\tmore |= at[g] != ~0u;\n"
 		"\t\t}\n"
 		"\t} while (more && !b->error);\n}\n\n",
-		dyn, psize, entry, entry, entry, entry, entry);
+		entry, entry, dyn, psize, entry, entry, entry, entry, entry, entry, entry, entry,
+		entry, entry);
 }
 
 /*

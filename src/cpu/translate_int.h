@@ -335,13 +335,15 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
  * uniform, linear (lane l holds lane 0's value plus c * l) or varying.
  * tr_shape_scan: NULL when the kernel has no group translation;
  * tr_shape_widen: in widens a linear 32-bit operand (its index *op, its
- * step *c) whose lanes must not cross the wrap. */
+ * step *c) whose lanes must not cross the wrap; tr_shape_parts: how many
+ * row groups a call runs together. */
 enum { TR_SHAPE_NONE, TR_SHAPE_U, TR_SHAPE_L, TR_SHAPE_V };
 struct tr_shape;
 struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *c);
 int tr_shape_reg(const struct tr_shape *s, const char *reg, int64_t *c);
 int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t *op, int64_t *c,
 		   int *is_signed);
+uint32_t tr_shape_parts(const struct tr_shape *s);
 void tr_shape_free(struct tr_shape *s);
 
 /* group.c: the group translation's registers, instructions and function */
@@ -356,6 +358,8 @@ void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
 		  const char *cname, int write, struct strbuf *sb);
 int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name, int64_t off,
 		    struct strbuf *sb);
+void tr_group_address(const struct tr *t, const struct ptx_insn *in, const char *addr,
+		      struct strbuf *sb);
 void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 void tr_group_free(struct tr *t);
 tr_emit_fn tr_fast_flow(const char *opcode);

@@ -315,11 +315,28 @@ int tr_dst(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	return 0;
 }
 
+static int addr_of(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+		   enum ptx_space space, struct strbuf *sb);
+
 /* A memory operand as an 'unsigned char *' C expression.  Shared
  * addresses are offsets into the block's shared memory; global, generic,
- * constant and local ones are host addresses. */
+ * constant and local ones are host addresses.  A load of the group
+ * translation that runs once for a part of the call reads its address
+ * only while the part has a lane left (group.c). */
 int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	    enum ptx_space space, struct strbuf *sb)
+{
+	struct strbuf a = STRBUF_INIT;
+	int rc = addr_of(t, in, o, space, &a);
+
+	if (!rc)
+		tr_group_address(t, in, a.buf, sb);
+	sb_free(&a);
+	return rc;
+}
+
+static int addr_of(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+		   enum ptx_space space, struct strbuf *sb)
 {
 	struct strbuf e = STRBUF_INIT;
 	const struct tr_sym *s;

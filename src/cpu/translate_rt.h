@@ -850,16 +850,33 @@ AG_INLINE int ag_zx_room(uint32_t base, int64_t c, uint32_t n)
 }
 
 /* The group translation's threads of a row run together (group.c), and
- * whether any lane of mask m is left. */
+ * whether any of n lanes of mask m is left (or of n parts of on). */
 #define AG_G 16
 
-AG_INLINE int ag_gany(const uint32_t *m)
+AG_INLINE int ag_gany(const uint32_t *m, size_t n)
 {
 	uint32_t any = 0;
 
-	for (int l = 0; l < AG_G; l++)
+	for (size_t l = 0; l < n; l++)
 		any |= m[l];
 	return any != 0;
+}
+
+/* What a row group without lanes left loads instead (group.c): as wide
+ * as the widest load. */
+static const uint64_t ag_gzero[8] __attribute__((unused, aligned(64)));
+
+/* Row group q of a block's nq (ngx of them in each row of threads; the
+ * group translation, group.c): its first thread's threadIdx.  Past nq, a
+ * group without threads (x = the block's width) in the last one's row. */
+AG_INLINE void ag_gpart(unsigned q, unsigned nq, uint32_t ngx, const struct ag_dims *d,
+			uint32_t *x, uint32_t *y, uint32_t *z)
+{
+	unsigned row = (q < nq ? q : nq - 1) / ngx;
+
+	*x = q < nq ? q % ngx * AG_G : d->ntid[0];
+	*y = row % d->ntid[1];
+	*z = row / d->ntid[1];
 }
 
 /* Bits. */

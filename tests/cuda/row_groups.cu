@@ -115,25 +115,34 @@ static int32_t wrap32(int64_t v)
 	return (int32_t)(uint32_t)(uint64_t)v;
 }
 
+/* blocks 20 x 3, 16 x 3 (two rows of a block run together, a part of
+ * the call each, and in the last rows of the matrix one leaves while the
+ * other goes on) and 20 x 5 */
 static void test_matmul(const float *ha, const float *hb, const float *da, const float *db)
 {
+	static const unsigned shapes[][2] = { { NX, NY }, { 16, 3 }, { 20, 5 } };
 	float *dc, *hc = new float[N * N];
-	dim3 block(NX, NY), grid((N + NX - 1) / NX, (N + NY - 1) / NY);
 
 	CK(cudaMalloc(&dc, N * N * sizeof(float)));
-	matmul<<<grid, block>>>(da, db, dc, N);
-	CK(cudaMemcpy(hc, dc, N * N * sizeof(float), cudaMemcpyDeviceToHost));
-	for (int r = 0; r < N; r++)
-		for (int c = 0; c < N; c++) {
-			float want = 0;
+	for (int v = 0; v < 3; v++) {
+		dim3 block(shapes[v][0], shapes[v][1]);
+		dim3 grid((N + block.x - 1) / block.x, (N + block.y - 1) / block.y);
 
-			for (int k = 0; k < N; k++)
-				want += ha[r * N + k] * hb[k * N + c];
-			if (r % NY == 1)
-				want = -want;
-			check(hc[r * N + c] == want, "matmul c[%d][%d] = %g, want %g", r, c,
-			      hc[r * N + c], want);
-		}
+		CK(cudaMemset(dc, 0, N * N * sizeof(float)));
+		matmul<<<grid, block>>>(da, db, dc, N);
+		CK(cudaMemcpy(hc, dc, N * N * sizeof(float), cudaMemcpyDeviceToHost));
+		for (int r = 0; r < N; r++)
+			for (int c = 0; c < N; c++) {
+				float want = 0;
+
+				for (int k = 0; k < N; k++)
+					want += ha[r * N + k] * hb[k * N + c];
+				if (r % block.y == 1)
+					want = -want;
+				check(hc[r * N + c] == want, "matmul %ux%u c[%d][%d] = %g, want %g",
+				      block.x, block.y, r, c, hc[r * N + c], want);
+			}
+	}
 	CK(cudaFree(dc));
 	delete[] hc;
 }
@@ -142,9 +151,13 @@ static void test_leave_early(float *hb, float *db)
 {
 	float *dout, hout[N];
 
-	/* columns 5 and 17 hold a negative value, at rows 30 and 3 */
+	/* columns 5 and 17 hold a negative value, at rows 30 and 3; columns
+	 * 20 to 35, a group of the second block, at row 1: they leave while
+	 * the block's columns 36 on go on */
 	hb[30 * N + 5] = -1;
 	hb[3 * N + 17] = -2;
+	for (int c = 20; c < 36; c++)
+		hb[1 * N + c] = -3;
 	CK(cudaMemcpy(db, hb, N * N * sizeof(float), cudaMemcpyHostToDevice));
 	CK(cudaMalloc(&dout, N * sizeof(float)));
 	CK(cudaMemset(dout, 0xff, N * sizeof(float)));
