@@ -11,7 +11,8 @@
  * The group function ag_gN is the fast path's scalar translation with
  * other registers (translate_operand.c asks tr_group_reg): a uniform
  * register is one C local, a linear one the local of lane 0's value (lane
- * l reads it plus c * l), a varying one an array of a value per lane.  An
+ * l reads it plus c * l), a varying one an array of a value per lane, or
+ * a scalar of the loop over the lanes when it lives only there.  An
  * instruction that writes only uniform or linear registers runs once; the
  * rest run per lane, and consecutive ones share one loop over the lanes
  * (tr_group_begin): the varying values of a basic block flow from one
@@ -30,6 +31,12 @@
  * at a time instead.  At a barrier the group keeps its mask and the
  * registers live after it in its slot G and returns; the block function
  * runs the groups in rounds, and the next one resumes it there.
+ *
+ * A call runs two groups, parts 0 and 1 (tr_shape_parts): each register
+ * is a C local per part (r3_17p0, r3_17p1), and each instruction's code
+ * is written out once for each, with "@P" in it the part's number
+ * (each_part), so that the two parts' chains of dependent instructions
+ * run side by side in one loop over the lanes.
  */
 #include <inttypes.h>
 #include <stdlib.h>
