@@ -755,15 +755,17 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\tuint32_t m[%u][AG_G], on[%u];\n%s\n"
 		"\t(void)G; (void)w; (void)sh; (void)prm; (void)b;\n"
 		"\t*at = ~0u;\n"
+		"\tswitch (ag_at) {\n",
+		t->fn->name, parts, fidx, parts, fidx, parts, parts, g->kept.buf ? g->kept.buf : "",
+		fidx, fidx, parts, parts, tids.buf);
+	for (k = 1; k <= t->nresume; k++)
+		sb_addf(out, "\tcase %u: goto ag_R%u;\n", k, k);
+	/* the masks at the start (a resumed call takes its own back) */
+	sb_addf(out, "\tdefault: break;\n\t}\n"
 		"\tfor (size_t h = 0; h < %u; h++) {\n"
 		"\t\tfor (size_t l = 0; l < AG_G; l++)\n"
 		"\t\t\tm[h][l] = px[h] + l < nx;\n"
 		"\t\ton[h] = ag_gany(m[h], AG_G);\n\t}\n"
-		"\tswitch (ag_at) {\n",
-		t->fn->name, parts, fidx, parts, fidx, parts, parts, g->kept.buf ? g->kept.buf : "",
-		fidx, fidx, parts, parts, tids.buf, parts);
-	for (k = 1; k <= t->nresume; k++)
-		sb_addf(out, "\tcase %u: goto ag_R%u;\n", k, k);
-	sb_addf(out, "\tdefault: break;\n\t}\n%s\treturn 1;\n}\n\n", t->code.buf ? t->code.buf : "");
+		"%s\treturn 1;\n}\n\n", parts, t->code.buf ? t->code.buf : "");
 	sb_free(&tids);
 }
