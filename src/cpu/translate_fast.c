@@ -588,9 +588,10 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 }
 
 /* The block function of a kernel with barriers run by row groups
- * (group.c), AG_PARTSN of them a call: in rounds, each call up to its next
- * barrier, its masks and live registers kept in its slot, until every
- * call has finished.  Calls that finished count as arrived.  A call
+ * (group.c), AG_PARTSN of them a call, their first threads' indices found
+ * once (px, py, pz): in rounds, each call up to its next barrier, its
+ * masks and live registers kept in its slot, until every call has
+ * finished.  Calls that finished count as arrived.  A call
  * whose widening finds its lanes across the wrap (before any store to
  * memory but shared memory) sends the whole block to ag_ktN, which runs
  * it again from the start one thread at a time. */
@@ -601,27 +602,30 @@ static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int 
 	sb_addf(out, "\tconst uint32_t nx = d.ntid[0], ngx = (nx + AG_G - 1) / AG_G;\n"
 		"\tconst unsigned nq = ngx * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned ng = (nq + AG_PARTS%u - 1) / AG_PARTS%u;\n"
-		"\tunsigned g, k, more;\n"
+		"\tunsigned g, more;\n"
 		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
 		".dyn = %u, .psize = %u };\n"
-		"\tconst size_t ag_size[2] = { ng * sizeof(struct ag_gs%u), ng * sizeof(unsigned) };\n"
-		"\tsize_t ag_at[2];\n"
-		"\tunsigned char *const ag_mem = ag_scratch(b, 2, ag_size, ag_at);\n\n"
+		"\tconst size_t ag_size[3] = { ng * sizeof(struct ag_gs%u), ng * sizeof(unsigned),\n"
+		"\t\t3 * AG_PARTS%u * ng * sizeof(uint32_t) };\n"
+		"\tsize_t ag_at[3];\n"
+		"\tunsigned char *const ag_mem = ag_scratch(b, 3, ag_size, ag_at);\n\n"
 		"\tif (!ag_mem) {\n"
 		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
 		"\t\treturn;\n\t}\n"
 		"\tstruct ag_gs%u *const G = (struct ag_gs%u *)ag_mem;\n"
-		"\tunsigned *const at = (unsigned *)(ag_mem + ag_at[1]);\n\n"
+		"\tunsigned *const at = (unsigned *)(ag_mem + ag_at[1]);\n"
+		"\tuint32_t *const px = (uint32_t *)(ag_mem + ag_at[2]), *const py = px + AG_PARTS%u * ng,\n"
+		"\t\t*const pz = py + AG_PARTS%u * ng;\n\n"
 		"\tmemset(at, 0, ag_size[1]);\n"
+		"\tfor (g = 0; g < AG_PARTS%u * ng; g++)\n"
+		"\t\tag_gpart(g, nq, ngx, &d, &px[g], &py[g], &pz[g]);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
 		"\tdo {\n"
 		"\t\tmore = 0;\n"
 		"\t\tfor (g = 0; g < ng && !b->error; g++) {\n"
-		"\t\t\tuint32_t px[AG_PARTS%u], py[AG_PARTS%u], pz[AG_PARTS%u];\n\n"
+		"\t\t\tconst unsigned k = g * AG_PARTS%u;\n\n"
 		"\t\t\tif (at[g] == ~0u)\n\t\t\t\tcontinue;\n"
-		"\t\t\tfor (k = 0; k < AG_PARTS%u; k++)\n"
-		"\t\t\t\tag_gpart(g * AG_PARTS%u + k, nq, ngx, &d, &px[k], &py[k], &pz[k]);\n"
-		"\t\t\tif (!ag_g%u(&G[g], &at[g], &w, prm, &d, px, py, pz, nx, b, sh)) {\n"
+		"\t\t\tif (!ag_g%u(&G[g], &at[g], &w, prm, &d, &px[k], &py[k], &pz[k], nx, b, sh)) {\n"
 		"\t\t\t\tag_kt%u(b);\n"
 		"\t\t\t\treturn;\n"
 		"\t\t\t}\n"
