@@ -55,6 +55,8 @@ struct tr_group {
 	size_t head;            /* where it starts in t->code */
 	int effects;            /* it stores or runs atomics */
 	struct names loop;      /* the registers its instructions mention */
+	const struct ptx_insn **ins;    /* its instructions */
+	uint32_t nins, capins;
 	struct names fresh;     /* those whose first mention in it is an
 				 * unguarded write that does not read them */
 	struct names stale;     /* and the others */
@@ -85,6 +87,7 @@ void tr_group_free(struct tr *t)
 {
 	if (t->grp) {
 		free(t->grp->loop.v);
+		free(t->grp->ins);
 		free(t->grp->fresh.v);
 		free(t->grp->stale.v);
 		free(t->grp->after_use.v);
@@ -225,8 +228,8 @@ static void localize(struct tr *t)
 		const struct tr_sym *s = tr_lookup(t, reg);
 		uint32_t n = 0;
 
-		for (k = 0; k < g->loop.n; k++)
-			n += !strcmp(g->loop.v[k], reg);
+		for (k = 0; k < g->nins; k++)
+			n += tr_mentions(g->ins[k], reg, 0);
 		if (!s || s->kind != TK_REG || !s->local || !varies(t, reg) ||
 		    n != mentions_in(t->fn, reg))
 			continue;
@@ -271,6 +274,7 @@ void tr_group_close(struct tr *t)
 	g->effects = 0;
 	g->loop.n = g->after_use.n = g->after_def.n = 0;
 	g->fresh.n = g->stale.n = 0;
+	g->nins = 0;
 }
 
 static int has_effect(const struct ptx_insn *in)
@@ -355,6 +359,11 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 	g->effects |= has_effect(in);
 	note_first(g, in);
 	add_insn(&g->loop, in);
+	if (g->nins == g->capins) {
+		g->capins = g->capins ? 2 * g->capins : 32;
+		g->ins = xrealloc(g->ins, g->capins * sizeof(*g->ins));
+	}
+	g->ins[g->nins++] = in;
 	g->at = t->code.len;
 }
 

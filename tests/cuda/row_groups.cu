@@ -6,7 +6,8 @@
  * threads to return before and inside the loop, k loops whose length is
  * not a multiple of nvcc's unrolling, a branch on threadIdx.y (uniform in
  * a row, not in the block), short if-converted branches on each thread's
- * own data, atomics in the loop, a shared tile between barriers, and
+ * own data, atomics in the loop, a value that outlives the loop it is
+ * made in, a shared tile between barriers, and
  * 32-bit indices widened to 64 bits whose group of threads crosses the
  * wrap at INT32_MAX or UINT32_MAX (those groups, and with barriers their
  * blocks, run one thread at a time instead, from their start).
@@ -55,6 +56,22 @@ __global__ void leave_early(const float *b, float *out, int n)
 		sum += v;
 	}
 	out[col] = sum;
+}
+
+/* the last element of each column, squared into a sum in the loop and
+ * read again after it: it outlives the loop over the lanes that makes it */
+__global__ void last_square(const float *b, float *out, int n)
+{
+	int col = blockIdx.x * blockDim.x + threadIdx.x;
+	float v = 0, sum = 0;
+
+	if (col >= n)
+		return;
+	for (int k = 0; k < n; k++) {
+		v = b[k * n + col];
+		sum += v * v;
+	}
+	out[col] = sum + v;
 }
 
 /* each thread counts the residues mod 8 of its column */
@@ -182,6 +199,25 @@ static void test_leave_early(float *hb, float *db)
 	CK(cudaFree(dout));
 }
 
+static void test_last_square(const float *hb, const float *db)
+{
+	float *dout, hout[N];
+
+	CK(cudaMalloc(&dout, N * sizeof(float)));
+	last_square<<<(N + NX - 1) / NX, NX>>>(db, dout, N);
+	CK(cudaMemcpy(hout, dout, sizeof(hout), cudaMemcpyDeviceToHost));
+	for (int c = 0; c < N; c++) {
+		float sum = 0, v = 0;
+
+		for (int k = 0; k < N; k++) {
+			v = hb[k * N + c];
+			sum += v * v;
+		}
+		check(hout[c] == sum + v, "last_square column %d: %g, want %g", c, hout[c], sum + v);
+	}
+	CK(cudaFree(dout));
+}
+
 static void test_count(const float *hb, const float *db)
 {
 	unsigned *dh, hh[8], want[8] = { 0 };
@@ -275,6 +311,7 @@ int main()
 
 	test_matmul(ha, hb, da, db);
 	test_count(hb, db);
+	test_last_square(hb, db);
 	test_widen(hb, db, INT32_MAX - 40, "across INT32_MAX");
 	test_widen(hb, db, 1000, "far from the wrap");
 	test_widen(hb, db, INT32_MIN + 3, "at INT32_MIN");
