@@ -334,7 +334,8 @@ static uint8_t join(uint8_t a, int64_t ca, struct val b, int64_t *c)
 }
 
 /* What the group translation can run: lane-local instructions without
- * carries, local memory or calls, and bra, ret, exit. */
+ * carries, local memory or calls, and bra, ret, exit and unguarded
+ * barriers. */
 static int runnable(const struct ptx_insn *in)
 {
 	static const char *const mem[] = {
@@ -351,6 +352,9 @@ static int runnable(const struct ptx_insn *in)
 			return 0;
 	if (!strcmp(in->opcode, "addc") || !strcmp(in->opcode, "subc") ||
 	    !strcmp(in->opcode, "madc"))
+		return 0;
+	/* a group waits at a barrier whole */
+	if (in->guard && (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier")))
 		return 0;
 	return tr_arith_emitter(in->opcode) || tr_cvt_emitter(in->opcode) ||
 		tr_in_list(mem, sizeof(mem) / sizeof(mem[0]), in->opcode) ||

@@ -106,6 +106,90 @@ static void translates_with(const char *ptx, const char *const *want,
 	sb_free(&c);
 }
 
+/* Whether ptx's translation with row groups chosen so (translate.h)
+ * runs one, ag_g0. */
+static int has_group(const char *ptx, enum ag_groups groups)
+{
+	struct ptx_module *m;
+	struct ptx_error err;
+	struct strbuf c = STRBUF_INIT;
+	int has;
+
+	if (ptx_parse(ptx, strlen(ptx), &m, &err))
+		fail_msg("parse: line %d: %s", err.line, err.msg);
+	if (ag_translate(m, groups, &c, &err))
+		fail_msg("translate: line %d: %s", err.line, err.msg);
+	has = strstr(c.buf, " int ag_g0(") != NULL;
+	sb_free(&c);
+	ptx_free(m);
+	return has;
+}
+
+/*
+ * Which kernels run as row groups (group.c): a loop over global loads
+ * with a bounds test does, unless ANYGPU_CPU_GROUPS says off; a kernel
+ * that branches on each thread's own data (not to ret) does not, nor one
+ * with a guarded barrier, even when every kernel that can is asked for.
+ */
+static void test_row_group_choice(void **state)
+{
+	static const char loop[] = HEADER
+		".visible .entry k(.param .u64 a, .param .u32 n)\n{\n"
+		"\t.reg .b32 %r<6>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<6>;\n"
+		"\t.reg .f32 %f<4>;\n"
+		"\tld.param.u64 %rd1, [a];\n\tld.param.u32 %r1, [n];\n"
+		"\tmov.u32 %r2, %tid.x;\n"
+		"\tsetp.ge.u32 %p1, %r2, %r1;\n"
+		"\t@%p1 bra $END;\n"
+		"\tmul.wide.u32 %rd2, %r2, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tmov.f32 %f1, 0f00000000;\n\tmov.u32 %r3, 0;\n"
+		"$LOOP:\n"
+		"\tld.global.f32 %f2, [%rd3];\n\tadd.f32 %f1, %f1, %f2;\n"
+		"\tadd.u32 %r3, %r3, 1;\n\tsetp.lt.u32 %p2, %r3, %r1;\n"
+		"\t@%p2 bra $LOOP;\n"
+		"\tst.global.f32 [%rd3], %f1;\n"
+		"$END:\n\tret;\n}\n";
+	static const char diverges[] = HEADER
+		".visible .entry k(.param .u64 a, .param .u32 n)\n{\n"
+		"\t.reg .b32 %r<6>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<6>;\n"
+		"\t.reg .f32 %f<4>;\n"
+		"\tld.param.u64 %rd1, [a];\n\tld.param.u32 %r1, [n];\n"
+		"\tmov.u32 %r2, %tid.x;\n"
+		"\tmul.wide.u32 %rd2, %r2, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tmov.u32 %r3, 0;\n"
+		"$LOOP:\n"
+		"\tld.global.f32 %f2, [%rd3];\n"
+		"\tsetp.gt.f32 %p1, %f2, 0f00000000;\n"
+		"\t@%p1 bra $SKIP;\n"
+		"\tst.global.f32 [%rd3], %f2;\n\tst.global.f32 [%rd3+4], %f2;\n"
+		"\tst.global.f32 [%rd3+8], %f2;\n\tst.global.f32 [%rd3+12], %f2;\n"
+		"\tst.global.f32 [%rd3+16], %f2;\n\tst.global.f32 [%rd3+20], %f2;\n"
+		"\tst.global.f32 [%rd3+24], %f2;\n"
+		"$SKIP:\n"
+		"\tadd.u32 %r3, %r3, 1;\n\tsetp.lt.u32 %p2, %r3, %r1;\n"
+		"\t@%p2 bra $LOOP;\n"
+		"\tret;\n}\n";
+	static const char guarded_barrier[] = HEADER
+		".visible .entry k(.param .u64 a)\n{\n"
+		"\t.reg .b32 %r<4>;\n\t.reg .pred %p<2>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [a];\n"
+		"\tmov.u32 %r1, %ctaid.x;\n"
+		"\tsetp.eq.u32 %p1, %r1, 0;\n"
+		"\t@%p1 bar.sync 0;\n"
+		"\tmov.u32 %r2, %tid.x;\n"
+		"\tmul.wide.u32 %rd2, %r2, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.u32 [%rd3], %r2;\n"
+		"\tret;\n}\n";
+
+	(void)state;
+	assert_true(has_group(loop, AG_GROUPS_AUTO));
+	assert_true(has_group(loop, AG_GROUPS_ALL));
+	assert_false(has_group(loop, AG_GROUPS_OFF));
+	assert_false(has_group(diverges, AG_GROUPS_AUTO));
+	assert_false(has_group(diverges, AG_GROUPS_ALL));
+	assert_false(has_group(guarded_barrier, AG_GROUPS_ALL));
+}
+
 /* Translating ptx must fail with a message containing want. */
 static void refused(const char *ptx, const char *want)
 {
@@ -1168,6 +1252,7 @@ int main(void)
 		cmocka_unit_test(test_offset_bases),
 		cmocka_unit_test(test_shared_bases),
 		cmocka_unit_test(test_short_branches),
+		cmocka_unit_test(test_row_group_choice),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
