@@ -862,6 +862,16 @@ AG_INLINE int ag_gany(const uint32_t *m, size_t n)
 	return any != 0;
 }
 
+/* Whether all n lanes of masks m run. */
+AG_INLINE int ag_gfull(const uint32_t *m, size_t n)
+{
+	uint32_t all = 1;
+
+	for (size_t l = 0; l < n; l++)
+		all &= m[l];
+	return all;
+}
+
 /* What a row group without lanes left loads instead (group.c): as wide
  * as the widest load. */
 static const uint64_t ag_gzero[8] __attribute__((unused, aligned(64)));
