@@ -46,26 +46,19 @@
 #include "cpu/kernel_abi.h"
 #include "cpu/translate_int.h"
 
-/* A list of register names, repeats allowed. */
-struct names {
-	const char **v;
-	uint32_t n, cap;
-};
-
 struct tr_group {
 	int open;               /* a loop over the lanes is open */
 	size_t head;            /* where it starts in t->code */
 	int effects;            /* it stores or runs atomics */
-	struct names loop;      /* the registers its instructions mention */
 	const struct ptx_insn **ins;    /* its instructions */
 	uint32_t nins, capins;
-	struct names fresh;     /* those whose first mention in it is an
+	struct tr_names fresh;  /* registers whose first mention in it is an
 				 * unguarded write that does not read them */
-	struct names stale;     /* and the others */
+	struct tr_names stale;  /* and the others it mentions */
 	size_t body;            /* where its body starts in t->code */
 	struct strbuf after;    /* instructions that run once, after it */
-	struct names after_use; /* the registers they mention */
-	struct names after_def; /* and write */
+	struct tr_names after_use;      /* the registers they mention */
+	struct tr_names after_def;      /* and write */
 	int lanes;              /* the instruction being emitted runs per lane */
 	const char *tmp[TR_MAX_DESTS];  /* its varying destinations (ag_oK) */
 	uint32_t ntmp;
@@ -75,7 +68,7 @@ struct tr_group {
 	struct tr_live *live;   /* what a barrier keeps (NULL: everything) */
 	int lived;              /* live was looked for */
 	struct strbuf kept;     /* the fields of struct ag_gsN: what barriers keep */
-	struct names kept_names;
+	struct tr_names kept_names;
 };
 
 static struct tr_group *grp(struct tr *t)
@@ -88,7 +81,6 @@ static struct tr_group *grp(struct tr *t)
 void tr_group_free(struct tr *t)
 {
 	if (t->grp) {
-		free(t->grp->loop.v);
 		free(t->grp->ins);
 		free(t->grp->fresh.v);
 		free(t->grp->stale.v);
@@ -105,16 +97,7 @@ void tr_group_free(struct tr *t)
 	t->grp = NULL;
 }
 
-static void names_add(struct names *s, const char *name)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 32;
-		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
-	}
-	s->v[s->n++] = name;
-}
-
-static int names_has(const struct names *s, const char *name)
+static int names_has(const struct tr_names *s, const char *name)
 {
 	uint32_t i;
 
@@ -124,33 +107,10 @@ static int names_has(const struct names *s, const char *name)
 	return 0;
 }
 
-static void add_operand(struct names *s, const struct ptx_operand *o)
-{
-	uint32_t i;
-
-	if ((o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->base_is_reg)) && o->name)
-		names_add(s, o->name);
-	for (i = 0; i < o->nelems; i++)
-		add_operand(s, &o->elems[i]);
-	if (o->pair)
-		add_operand(s, o->pair);
-}
-
-/* Every register in mentions, its guard included. */
-static void add_insn(struct names *s, const struct ptx_insn *in)
-{
-	uint32_t i;
-
-	for (i = 0; i < in->nops; i++)
-		add_operand(s, &in->ops[i]);
-	if (in->guard)
-		names_add(s, in->guard);
-}
-
 /* Whether in mentions a register of s (dests: only those it writes). */
-static int touches(const struct names *s, const struct ptx_insn *in, int dests)
+static int touches(const struct tr_names *s, const struct ptx_insn *in, int dests)
 {
-	struct names m = { 0 };
+	struct tr_names m = { 0 };
 	const char *d[TR_MAX_DESTS];
 	uint32_t i, nd;
 	int hit = 0;
@@ -161,7 +121,7 @@ static int touches(const struct names *s, const struct ptx_insn *in, int dests)
 			hit = names_has(s, d[i]);
 		return hit;
 	}
-	add_insn(&m, in);
+	tr_insn_regs(in, &m);
 	for (i = 0; i < m.n && !hit; i++)
 		hit = names_has(s, m.v[i]);
 	free(m.v);
@@ -317,7 +277,7 @@ void tr_group_close(struct tr *t)
 	sb_reset(&g->after);
 	g->open = 0;
 	g->effects = 0;
-	g->loop.n = g->after_use.n = g->after_def.n = 0;
+	g->after_use.n = g->after_def.n = 0;
 	g->fresh.n = g->stale.n = 0;
 	g->nins = 0;
 }
@@ -342,10 +302,10 @@ static int is_load(const struct ptx_insn *in)
 static void note_first(struct tr_group *g, const struct ptx_insn *in)
 {
 	const char *d[TR_MAX_DESTS];
-	struct names m = { 0 };
+	struct tr_names m = { 0 };
 	uint32_t i, j, nd = tr_dests(in, d, TR_MAX_DESTS);
 
-	add_insn(&m, in);
+	tr_insn_regs(in, &m);
 	for (i = 0; i < m.n; i++) {
 		int fresh = !in->guard && !tr_mentions(in, m.v[i], 1);
 
@@ -354,7 +314,7 @@ static void note_first(struct tr_group *g, const struct ptx_insn *in)
 		for (j = 0, fresh &= nd <= TR_MAX_DESTS; fresh && j < nd; j++)
 			if (!strcmp(d[j], m.v[i]))
 				break;
-		names_add(fresh && j < nd ? &g->fresh : &g->stale, m.v[i]);
+		tr_names_add(fresh && j < nd ? &g->fresh : &g->stale, m.v[i]);
 	}
 	free(m.v);
 }
@@ -402,13 +362,25 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 	}
 	g->effects |= has_effect(in);
 	note_first(g, in);
-	add_insn(&g->loop, in);
 	if (g->nins == g->capins) {
 		g->capins = g->capins ? 2 * g->capins : 32;
 		g->ins = xrealloc(g->ins, g->capins * sizeof(*g->ins));
 	}
 	g->ins[g->nins++] = in;
 	g->at = t->code.len;
+}
+
+/* Whether an instruction of the open loop mentions a register in writes. */
+static int feeds_loop(const struct tr_group *g, const struct ptx_insn *in)
+{
+	const char *d[TR_MAX_DESTS];
+	uint32_t i, k, nd = tr_dests(in, d, TR_MAX_DESTS);
+
+	for (i = 0; i < nd && i < TR_MAX_DESTS; i++)
+		for (k = 0; k < g->nins; k++)
+			if (tr_mentions(g->ins[k], d[i], 0))
+				return 1;
+	return 0;
 }
 
 /* Moves sb's text from `from` on to `to`, before the text between. */
@@ -475,7 +447,7 @@ void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from)
 	n = t->code.len - from;
 	if (g->lanes || !g->open)
 		return;
-	if (!(is_load(in) && g->effects) && !touches(&g->loop, in, 1) &&
+	if (!(is_load(in) && g->effects) && !feeds_loop(g, in) &&
 	    !touches(&g->after_def, in, 0) && !touches(&g->after_use, in, 1)) {
 		move_text(&t->code, g->head, from);
 		g->head += n;
@@ -494,13 +466,13 @@ void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from)
 	}
 	sb_add(&g->after, t->code.buf + from, n);
 	sb_truncate(&t->code, from);
-	add_insn(&g->after_use, in);
+	tr_insn_regs(in, &g->after_use);
 	{
 		const char *d[TR_MAX_DESTS];
 		uint32_t i, nd = tr_dests(in, d, TR_MAX_DESTS);
 
 		for (i = 0; i < nd && i < TR_MAX_DESTS; i++)
-			names_add(&g->after_def, d[i]);
+			tr_names_add(&g->after_def, d[i]);
 	}
 }
 
@@ -597,7 +569,7 @@ static void keep_live(struct tr *t, uint32_t k, int save)
 			for (h = 0; h < parts; h++)
 				sb_addf(&g->kept, "\t%s %sp%u%s;\n", tr_ctype(s->type), c.buf, h,
 					varies(t, name.buf) ? "[AG_G]" : "");
-			names_add(&g->kept_names, sb_detach(&c));
+			tr_names_add(&g->kept_names, sb_detach(&c));
 next:
 			sb_free(&name);
 			sb_free(&c);

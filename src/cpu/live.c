@@ -32,12 +32,7 @@ struct tr_live {
 	uint32_t nbar;
 };
 
-struct names {
-	const char **v;
-	uint32_t n, cap;
-};
-
-static void names_add(struct names *s, const char *name)
+void tr_names_add(struct tr_names *s, const char *name)
 {
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 64;
@@ -51,7 +46,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void names_sort(struct names *s, int unique)
+static void names_sort(struct tr_names *s, int unique)
 {
 	uint32_t i, n = 0;
 
@@ -77,24 +72,24 @@ static int64_t names_find(const struct tr_live *lv, const char *name)
 }
 
 /* Every register an operand mentions. */
-static void operand_regs(const struct ptx_operand *o, struct names *s)
+static void operand_regs(const struct ptx_operand *o, struct tr_names *s)
 {
 	uint32_t i;
 
 	if ((o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->base_is_reg)) && o->name)
-		names_add(s, o->name);
+		tr_names_add(s, o->name);
 	for (i = 0; i < o->nelems; i++)
 		operand_regs(&o->elems[i], s);
 	if (o->pair)
 		operand_regs(o->pair, s);
 }
 
-static void insn_regs(const struct ptx_insn *in, struct names *s)
+void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s)
 {
 	uint32_t i;
 
 	if (in->guard)
-		names_add(s, in->guard);
+		tr_names_add(s, in->guard);
 	for (i = 0; i < in->nops; i++)
 		operand_regs(&in->ops[i], s);
 }
@@ -124,7 +119,7 @@ static const char *insn_def(const struct ptx_insn *in)
 /* 1 when some register name is declared twice. */
 int tr_redeclared(const struct ptx_func *fn)
 {
-	struct names d = { 0 };
+	struct tr_names d = { 0 };
 	uint32_t i, k;
 	int dup = 0;
 
@@ -134,14 +129,14 @@ int tr_redeclared(const struct ptx_func *fn)
 		if (fn->body[i].kind != PTX_STMT_DECL || v->space != PTX_SPACE_REG)
 			continue;
 		if (!v->range) {
-			names_add(&d, xstrdup(v->name));
+			tr_names_add(&d, xstrdup(v->name));
 			continue;
 		}
 		for (k = 0; k < v->range; k++) {    /* %r<3>: %r0 %r1 %r2 */
 			struct strbuf sb = STRBUF_INIT;
 
 			sb_addf(&sb, "%s%u", v->name, k);
-			names_add(&d, sb.buf);
+			tr_names_add(&d, sb.buf);
 		}
 	}
 	names_sort(&d, 0);
@@ -178,9 +173,9 @@ static void flow_sets(const struct tr_live *lv, struct flow *f)
 	for (uint32_t i = 0; i < f->g.n; i++) {
 		const struct ptx_insn *x = f->g.ins[i];
 		const char *d = insn_def(x);
-		struct names m = { 0 };
+		struct tr_names m = { 0 };
 
-		insn_regs(x, &m);
+		tr_insn_regs(x, &m);
 		for (uint32_t j = d ? 1 : 0; j < m.n; j++)  /* m.v[0] is d when there is one */
 			set_bit(flow_set(f, f->use, i), names_find(lv, m.v[j]));
 		if (d)
@@ -219,7 +214,7 @@ static void flow_solve(struct flow *f)
 
 struct tr_live *tr_live_scan(const struct ptx_func *fn)
 {
-	struct names regs = { 0 };
+	struct tr_names regs = { 0 };
 	struct tr_live *lv;
 	struct flow f = { 0 };
 	uint32_t i;
@@ -228,7 +223,7 @@ struct tr_live *tr_live_scan(const struct ptx_func *fn)
 	if (tr_redeclared(fn) || tr_flow_build(fn, &f.g))
 		return NULL;
 	for (i = 0; i < f.g.n; i++)
-		insn_regs(f.g.ins[i], &regs);
+		tr_insn_regs(f.g.ins[i], &regs);
 	names_sort(&regs, 1);
 	lv = xcalloc(1, sizeof(*lv));
 	lv->names = regs.v;
@@ -297,7 +292,7 @@ static int64_t insn_index(const struct tr_live *lv, const struct ptx_insn *in)
 uint32_t tr_live_run(const struct tr_live *lv, const struct ptx_insn *const *run, uint32_t n,
 		     const char ***regs)
 {
-	struct names local = { 0 };
+	struct tr_names local = { 0 };
 	int64_t last = lv && n ? insn_index(lv, run[n - 1]) : -1;
 	uint64_t *seen;
 
@@ -307,12 +302,12 @@ uint32_t tr_live_run(const struct tr_live *lv, const struct ptx_insn *const *run
 	seen = xcalloc(lv->words, sizeof(*seen));
 	for (uint32_t i = 0; i < n; i++) {
 		const char *d = insn_def(run[i]);
-		struct names m = { 0 };
+		struct tr_names m = { 0 };
 		uint32_t uses = 0;
 		int64_t di = d ? names_find(lv, d) : -1;
 		int fresh = di >= 0 && !(seen[di / 64] >> (di % 64) & 1);
 
-		insn_regs(run[i], &m);
+		tr_insn_regs(run[i], &m);
 		for (uint32_t k = 0; k < m.n; k++) {
 			int64_t x = names_find(lv, m.v[k]);
 
@@ -322,7 +317,7 @@ uint32_t tr_live_run(const struct tr_live *lv, const struct ptx_insn *const *run
 		}
 		free(m.v);
 		if (fresh && uses == 1 && !live_in(lv, (uint32_t)last, di))
-			names_add(&local, d);
+			tr_names_add(&local, d);
 	}
 	free(seen);
 	*regs = local.v;

@@ -300,6 +300,14 @@ uint32_t tr_live_run(const struct tr_live *lv, const struct ptx_insn *const *run
 		     const char ***regs);
 void tr_live_free(struct tr_live *lv);
 int tr_redeclared(const struct ptx_func *fn);   /* a register name declared twice */
+/* A list of register names, repeats allowed; tr_insn_regs adds every one
+ * an instruction mentions, its guard included. */
+struct tr_names {
+	const char **v;
+	uint32_t n, cap;
+};
+void tr_names_add(struct tr_names *s, const char *name);
+void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s);
 
 /* affine.c: registers of a kernel's scalar translation that are a base
  * plus a constant multiple of %tid.x, whose widenings to 64 bits become
