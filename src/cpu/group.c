@@ -133,15 +133,6 @@ static int varies(const struct tr *t, const char *reg)
 	return reg && tr_shape_reg(t->shape, reg, NULL) == TR_SHAPE_V;
 }
 
-/* The C name of register i of declaration s (%r17 of %r<30>: r3_17). */
-static void c_name(const struct tr_sym *s, uint32_t i, struct strbuf *sb)
-{
-	if (s->range)
-		sb_addf(sb, "r%u_%u", s->id, i);
-	else
-		sb_addf(sb, "r%u", s->id);
-}
-
 /* How many of fn's instructions mention register reg. */
 static uint32_t mentions_in(const struct ptx_func *fn, const char *reg)
 {
@@ -198,8 +189,7 @@ static void localize(struct tr *t)
 		for (h = 0; h < parts; h++) {
 			struct strbuf row = STRBUF_INIT, one = STRBUF_INIT;
 
-			c_name(s, s->range ? (uint32_t)strtoul(reg + strlen(s->name), NULL, 10) : 0,
-			       &row);
+			tr_local_name(s, tr_reg_index(s, reg), &row);
 			sb_addf(&one, "%sp%u_s", row.buf, h);
 			sb_addf(&row, "p%u[l]", h);
 			replace_from(&t->code, g->body, row.buf, one.buf);
@@ -554,10 +544,8 @@ static void keep_live(struct tr *t, uint32_t k, int save)
 		for (i = 0; i < (s->range ? s->range : 1); i++) {
 			struct strbuf name = STRBUF_INIT, c = STRBUF_INIT;
 
-			sb_adds(&name, s->name);
-			if (s->range)
-				sb_addf(&name, "%u", i);
-			c_name(s, i, &c);
+			tr_ptx_name(s, i, &name);
+			tr_local_name(s, i, &c);
 			if (!tr_live_after(g->live, k, name.buf))
 				goto next;
 			for (h = 0; h < parts; h++)
@@ -663,10 +651,8 @@ void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i)
 	struct strbuf name = STRBUF_INIT, c = STRBUF_INIT;
 	uint32_t h;
 
-	sb_adds(&name, s->name);
-	if (s->range)
-		sb_addf(&name, "%u", i);
-	c_name(s, i, &c);
+	tr_ptx_name(s, i, &name);
+	tr_local_name(s, i, &c);
 	for (h = 0; h < tr_shape_parts(t->shape); h++)
 		sb_addf(&t->locals, "\t%s %sp%u%s;\n", tr_ctype(s->type), c.buf, h,
 			varies(t, name.buf) ? "[AG_G]" : "");
@@ -721,7 +707,7 @@ int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name
 	if (!t->shape || !s->local || tr_size(s->type) != 4 || tr_group_tmp(t, name) >= 0 ||
 	    tr_shape_reg(t->shape, name, &step) != TR_SHAPE_L)
 		return 0;
-	c_name(s, s->range ? (uint32_t)strtoul(name + strlen(s->name), NULL, 10) : 0, &c);
+	tr_local_name(s, tr_reg_index(s, name), &c);
 	sb_addf(sb, "(sh + (int64_t)(int32_t)%sp@P + INT64_C(%" PRId64 ") * (int64_t)l + %" PRId64
 		")", c.buf, step, off);
 	sb_free(&c);

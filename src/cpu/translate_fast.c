@@ -213,13 +213,11 @@ void tr_fast_locals(struct tr *t, struct tr_sym *s)
 			tr_group_local(t, s, i);
 		return;
 	}
-	if (!s->range) {
-		sb_addf(&t->locals, "\t%s r%u;\n", tr_ctype(s->type), s->id);
-		return;
-	}
 	sb_addf(&t->locals, "\t%s", tr_ctype(s->type));
-	for (i = 0; i < s->range; i++)
-		sb_addf(&t->locals, "%s r%u_%u", i ? "," : "", s->id, i);
+	for (i = 0; i < (s->range ? s->range : 1); i++) {
+		sb_adds(&t->locals, i ? ", " : " ");
+		tr_local_name(s, i, &t->locals);
+	}
 	sb_adds(&t->locals, ";\n");
 }
 
@@ -265,11 +263,11 @@ static void emit_slot_macros(struct tr *t, const struct tr_live *lv, struct strb
 		for (j = 0; j < (s->range ? s->range : 1); j++) {
 			/* the PTX name, the C local, its column */
 			sb_reset(&name);
-			sb_addf(&name, s->range ? "%s%u" : "%s", s->name, j);
+			tr_ptx_name(s, j, &name);
 			if (tr_remat_has(t->remat, name.buf))
 				continue;
 			sb_reset(&local);
-			sb_addf(&local, s->range ? "r%u_%u" : "r%u", s->id, j);
+			tr_local_name(s, j, &local);
 			if (!keep_in_column(t, lv, name.buf, tr_ctype(s->type), cols, local.buf, save, load))
 				continue;
 			cols++;

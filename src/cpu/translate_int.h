@@ -145,6 +145,9 @@ int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 int tr_addr_shared_by_lanes(const struct tr *t, const struct ptx_operand *o);
 int tr_row(uint64_t size);
 int tr_reg_lvalue(struct tr *t, const char *name, struct strbuf *sb);
+uint32_t tr_reg_index(const struct tr_sym *s, const char *name);
+void tr_ptx_name(const struct tr_sym *s, uint32_t i, struct strbuf *sb);
+void tr_local_name(const struct tr_sym *s, uint32_t i, struct strbuf *sb);
 void tr_wrap(struct strbuf *e, const char *fn);     /* e = fn(e) */
 void tr_lanes_begin(struct tr *t, const struct ptx_insn *in);
 void tr_lanes_end(struct tr *t);

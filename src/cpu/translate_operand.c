@@ -124,10 +124,29 @@ int tr_row(uint64_t size)
 	return (int)((size + 7) / 8 * 8);
 }
 
-/* The index of "%r17" in its "%r<N>" declaration. */
-static unsigned long range_index(const struct tr_sym *s, const char *name)
+/* The index of "%r17" in its "%r<N>" declaration (0 for a name
+ * declared alone). */
+uint32_t tr_reg_index(const struct tr_sym *s, const char *name)
 {
-	return strtoul(name + strlen(s->name), NULL, 10);
+	return s->range ? (uint32_t)strtoul(name + strlen(s->name), NULL, 10) : 0;
+}
+
+/* The PTX name of register i of declaration s, and its C local in the
+ * fast path's translations: r3_17 for %r17 of the third declaration. */
+void tr_ptx_name(const struct tr_sym *s, uint32_t i, struct strbuf *sb)
+{
+	if (s->range)
+		sb_addf(sb, "%s%u", s->name, i);
+	else
+		sb_adds(sb, s->name);
+}
+
+void tr_local_name(const struct tr_sym *s, uint32_t i, struct strbuf *sb)
+{
+	if (s->range)
+		sb_addf(sb, "r%u_%u", s->id, i);
+	else
+		sb_addf(sb, "r%u", s->id);
 }
 
 /* Register name as C; write: as the destination (a group translation's
@@ -138,18 +157,13 @@ static void reg_lvalue(const struct tr *t, const struct tr_sym *s, const char *n
 	if (s->local && t->shape) {
 		struct strbuf c = STRBUF_INIT;
 
-		if (s->range)
-			sb_addf(&c, "r%u_%lu", s->id, range_index(s, name));
-		else
-			sb_addf(&c, "r%u", s->id);
+		tr_local_name(s, tr_reg_index(s, name), &c);
 		tr_group_reg(t, s, name, c.buf, write, sb);
 		sb_free(&c);
-	} else if (s->local && s->range)
-		sb_addf(sb, "r%u_%lu", s->id, range_index(s, name));
-	else if (s->local)
-		sb_addf(sb, "r%u", s->id);
+	} else if (s->local)
+		tr_local_name(s, tr_reg_index(s, name), sb);
 	else if (s->range)
-		sb_addf(sb, "W->r%u[%lu][l]", s->id, range_index(s, name));
+		sb_addf(sb, "W->r%u[%u][l]", s->id, tr_reg_index(s, name));
 	else
 		sb_addf(sb, "W->r%u[l]", s->id);
 }
@@ -327,8 +341,11 @@ int tr_addr(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 	    enum ptx_space space, struct strbuf *sb)
 {
 	struct strbuf a = STRBUF_INIT;
-	int rc = addr_of(t, in, o, space, &a);
+	int rc;
 
+	if (!t->shape)
+		return addr_of(t, in, o, space, sb);
+	rc = addr_of(t, in, o, space, &a);
 	if (!rc)
 		tr_group_address(t, in, a.buf, sb);
 	sb_free(&a);
