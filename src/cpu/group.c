@@ -69,6 +69,7 @@ struct tr_group {
 	int lived;              /* live was looked for */
 	struct strbuf kept;     /* the fields of struct ag_gsN: what barriers keep */
 	struct tr_names kept_names;
+	struct tr_names counted;        /* mentions_in's names */
 };
 
 static struct tr_group *grp(struct tr *t)
@@ -89,6 +90,7 @@ void tr_group_free(struct tr *t)
 		for (uint32_t i = 0; i < t->grp->kept_names.n; i++)
 			free((char *)t->grp->kept_names.v[i]);
 		free(t->grp->kept_names.v);
+		free(t->grp->counted.v);
 		sb_free(&t->grp->after);
 		sb_free(&t->grp->kept);
 		tr_live_free(t->grp->live);
@@ -133,32 +135,63 @@ static int varies(const struct tr *t, const char *reg)
 	return reg && tr_shape_reg(t->shape, reg, NULL) == TR_SHAPE_V;
 }
 
-/* How many of fn's instructions mention register reg. */
-static uint32_t mentions_in(const struct ptx_func *fn, const char *reg)
+static int cmp_name(const void *a, const void *b)
 {
-	uint32_t i, n = 0;
-
-	for (i = 0; i < fn->nbody; i++)
-		n += tr_insn_at(fn, i) && tr_mentions(tr_insn_at(fn, i), reg, 0);
-	return n;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Replaces every "old" in sb from offset from on with "new". */
+/* How many of the function's instructions mention register reg: each
+ * mentions every name of its own once in g->counted, sorted on the
+ * first question. */
+static uint32_t mentions_in(struct tr *t, const char *reg)
+{
+	struct tr_group *g = grp(t);
+	const char **lo, **hi;
+	uint32_t i, j;
+
+	if (!g->counted.n) {
+		for (i = 0; i < t->fn->nbody; i++) {
+			struct tr_names m = { 0 };
+
+			if (!tr_insn_at(t->fn, i))
+				continue;
+			tr_insn_regs(tr_insn_at(t->fn, i), &m);
+			if (m.n)
+				qsort(m.v, m.n, sizeof(*m.v), cmp_name);
+			for (j = 0; j < m.n; j++)
+				if (!j || strcmp(m.v[j - 1], m.v[j]))
+					tr_names_add(&g->counted, m.v[j]);
+			free(m.v);
+		}
+		if (g->counted.n)
+			qsort(g->counted.v, g->counted.n, sizeof(*g->counted.v), cmp_name);
+	}
+	lo = bsearch(&reg, g->counted.v, g->counted.n, sizeof(*g->counted.v), cmp_name);
+	if (!lo)
+		return 0;
+	for (hi = lo; hi + 1 < g->counted.v + g->counted.n && !strcmp(hi[1], reg); hi++)
+		;
+	while (lo > g->counted.v && !strcmp(lo[-1], reg))
+		lo--;
+	return (uint32_t)(hi - lo + 1);
+}
+
+/* Replaces every "old" in sb from offset from on with "new" (the text
+ * before from stays where it is). */
 static void replace_from(struct strbuf *sb, size_t from, const char *old, const char *new)
 {
-	struct strbuf out = STRBUF_INIT;
 	size_t n = strlen(old);
-	const char *p = sb->buf + from, *q;
+	char *tail = xstrdup(sb->buf + from);
+	const char *p = tail, *q;
 
-	sb_add(&out, sb->buf, from);
+	sb_truncate(sb, from);
 	while ((q = strstr(p, old))) {
-		sb_add(&out, p, (size_t)(q - p));
-		sb_adds(&out, new);
+		sb_add(sb, p, (size_t)(q - p));
+		sb_adds(sb, new);
 		p = q + n;
 	}
-	sb_adds(&out, p);
-	sb_free(sb);
-	*sb = out;
+	sb_adds(sb, p);
+	free(tail);
 }
 
 /*
@@ -184,7 +217,7 @@ static void localize(struct tr *t)
 		for (k = 0; k < g->nins; k++)
 			n += tr_mentions(g->ins[k], reg, 0);
 		if (!s || s->kind != TK_REG || !s->local || !varies(t, reg) ||
-		    n != mentions_in(t->fn, reg))
+		    n != mentions_in(t, reg))
 			continue;
 		for (h = 0; h < parts; h++) {
 			struct strbuf row = STRBUF_INIT, one = STRBUF_INIT;
