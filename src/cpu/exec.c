@@ -239,7 +239,9 @@ static void worker_release(struct worker *w)
 	free(w->scratch);
 }
 
-static void run_block(struct job *job, struct worker *w, uint64_t i)
+/* Runs block i of the grid, and with an AG_KF_ROWS kernel the nb - 1
+ * after it in its row, in one call. */
+static void run_block(struct job *job, struct worker *w, uint64_t i, unsigned nb)
 {
 	const unsigned *n = job->env.nctaid;
 	struct ag_block b;
@@ -253,6 +255,7 @@ static void run_block(struct job *job, struct worker *w, uint64_t i)
 	b.shared = w->shared;
 	b.worker = w->index;
 	b.worker_ctx = w;
+	b.nb = nb;
 	ag_fault_run(job->k->fn, &b, &fault);
 	if (fault.sig)
 		record_error(&b, cudaErrorIllegalAddress,
@@ -263,6 +266,18 @@ static void run_block(struct job *job, struct worker *w, uint64_t i)
 		int expected = 0;
 		atomic_compare_exchange_strong(&job->error, &expected, b.error);
 	}
+}
+
+/* How many blocks from block i (before end) one call runs: the rest of
+ * i's row of the grid for a kernel that takes rows (AG_KF_ROWS) when the
+ * launch has no shared memory, which its blocks would need apart. */
+static unsigned blocks_per_call(const struct job *job, uint64_t i, uint64_t end)
+{
+	uint64_t row_end = i - i % job->env.nctaid[0] + job->env.nctaid[0];
+
+	if (!(job->k->flags & AG_KF_ROWS) || job->shared_bytes)
+		return 1;
+	return (unsigned)((row_end < end ? row_end : end) - i);
 }
 
 /*
@@ -279,8 +294,12 @@ static void run_blocks(struct job *job, struct worker *w)
 		if (i >= job->nblocks)
 			break;
 		uint64_t end = job->nblocks - i < job->chunk ? job->nblocks : i + job->chunk;
-		for (; i < end && !atomic_load_explicit(&job->error, memory_order_relaxed); i++)
-			run_block(job, w, i);
+		while (i < end && !atomic_load_explicit(&job->error, memory_order_relaxed)) {
+			unsigned nb = blocks_per_call(job, i, end);
+
+			run_block(job, w, i, nb);
+			i += nb;
+		}
 	}
 }
 
@@ -410,7 +429,7 @@ static void *resident_main(void *arg)
 	pthread_mutex_unlock(&g->lock);
 	if (go) {
 		ensure_shared(&r->w, r->job->shared_bytes);
-		run_block(r->job, &r->w, r->w.index);
+		run_block(r->job, &r->w, r->w.index, 1);
 	}
 	worker_release(&r->w);
 	return NULL;

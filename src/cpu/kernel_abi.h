@@ -19,7 +19,7 @@
 #ifndef AG_KERNEL_ABI_H
 #define AG_KERNEL_ABI_H
 
-#define AG_KERNEL_ABI 3u
+#define AG_KERNEL_ABI 4u
 #define AG_WORKER_STACK (64u << 20)
 /* Shared-memory offsets below this, added to a register with a base, share
  * one range test (affine.c, ag_zx_room): more than any block's shared
@@ -79,6 +79,10 @@ struct ag_block {
 				 * sets it before assertfail/fault so that
 				 * messages can name the thread */
 	void *worker_ctx;       /* the executor's: whose scratch memory */
+	unsigned nb;            /* blocks the call runs: ctaid[0] and the
+				 * nb - 1 after it in the same row of the
+				 * grid; more than 1 only for AG_KF_ROWS
+				 * kernels, which move ctaid[0] along */
 };
 
 typedef void (*ag_kernel_fn)(struct ag_block *b);
@@ -94,6 +98,9 @@ struct ag_kernel_desc {
 
 #define AG_KF_BARRIER   1u   /* uses bar.sync and friends */
 #define AG_KF_WARP      2u   /* uses warp-wide operations */
+#define AG_KF_ROWS      4u   /* runs b->nb blocks a call, when the launch
+			      * has no shared memory (threads that neither
+			      * wait for nor see each other: any order) */
 
 /* A module-scope .global or .const variable: its storage lives in the
  * generated .so (initialised as the PTX says); addr is that storage. */

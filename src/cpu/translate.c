@@ -267,10 +267,12 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 		if (!nt && f->maxntid[0])
 			nt = f->maxntid[0] * (f->maxntid[1] ? f->maxntid[1] : 1) *
 				(f->maxntid[2] ? f->maxntid[2] : 1);
-		sb_addf(&list, "\t{ \"%s\", ag_k%u, %u, %u, %u, %uu },\n", f->name, i,
-			(sh + 15) / 16 * 16, t->fi[i].local_bytes, nt, flags);
 		/* the fast path when the kernel cannot observe lockstep */
 		rc = tr_fast_kernel(t, i, seen, (sh + 15) / 16 * 16, out);
+		if (rc == TR_FAST_ROWS)
+			flags |= AG_KF_ROWS;
+		sb_addf(&list, "\t{ \"%s\", ag_k%u, %u, %u, %u, %uu },\n", f->name, i,
+			(sh + 15) / 16 * 16, t->fi[i].local_bytes, nt, flags);
 		if (rc == 0)
 			sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
 				"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, %d, %u);\n}\n\n",

@@ -500,14 +500,16 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
  * function needs their original addresses (isspacep.param compares with
  * them): the thread loop then knows that stores to device memory do not
  * change them.  wide: the threads compute far more than they load and
- * store, and the thread loop asks for the widest vectors (AG_WIDE). */
+ * store, and the thread loop asks for the widest vectors (AG_WIDE).
+ * rows: the block function moves d along a row of blocks (AG_KF_ROWS). */
 static void emit_block_start(const char *name, uint32_t entry, uint32_t psize, int copy, int wide,
-			     struct strbuf *out)
+			     int rows, struct strbuf *out)
 {
 	sb_addf(out, "%sstatic void %s%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
-		"\tconst struct ag_dims d = ag_dims_of(b);\n"
-		"\tunsigned char *const sh = b->shared;\n", wide ? "AG_WIDE " : "", name, entry);
+		"\t%sstruct ag_dims d = ag_dims_of(b);\n"
+		"\tunsigned char *const sh = b->shared;\n", wide ? "AG_WIDE " : "", name, entry,
+		rows ? "" : "const ");
 	if (copy)
 		sb_addf(out, "\t_Alignas(16) unsigned char prm[%u];\n\n"
 			"\tmemcpy(prm, env->params, %u);\n", psize ? psize : 1, psize);
@@ -542,7 +544,14 @@ static void emit_scratch(uint32_t entry, const char *nt, int barriers, struct st
  * on meanwhile.  With row groups (group.c), a call of the group function
  * runs AG_PARTSN groups of AG_G threads (ag_gpart), and the threads of a
  * call whose widening found its lanes across the wrap, before any store,
- * run one at a time instead. */
+ * run one at a time instead.
+ *
+ * Without row groups, a call runs b->nb blocks of one row of the grid
+ * (AG_KF_ROWS), each row of threads of every block before the next row
+ * of threads: a 2D block's rows are short (a 5-point stencil's blocks of
+ * 32 x 8 read ten rows of the grid 128 bytes at a time), and a row of
+ * threads across the blocks is a row of the arrays, which the hardware's
+ * prefetchers follow. */
 static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int wide,
 			     int group, struct strbuf *out)
 {
@@ -551,7 +560,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
 		"NULL, 0, 0);\n\t\t\t}\n";
 
-	emit_block_start("ag_k", entry, psize, copy, wide, out);
+	emit_block_start("ag_k", entry, psize, copy, wide, !group, out);
 	sb_addf(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
 		"\tunsigned y, z, ex;\n"
 		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
@@ -561,11 +570,14 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 	sb_adds(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n");
 	if (!group) {
-		sb_adds(out, "\tfor (z = 0; z < d.ntid[2]; z++)\n"
+		sb_adds(out, "\tconst unsigned c0 = b->ctaid[0], nb = b->nb;\n\n"
+			"\tfor (z = 0; z < d.ntid[2]; z++)\n"
 			"\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++)\n"
+			"\t\t\tfor (unsigned bx = 0; bx < nb; bx++) {\n"
+			"\t\t\tag_at_block(b, &d, c0 + bx);\n"
 			"\t\t\tfor (int32_t x = 0; x < nx; x++) {\n");
 		sb_addf(out, thread, entry);
-		sb_adds(out, "}\n\n");
+		sb_adds(out, "\t\t\t}\n}\n\n");
 		return;
 	}
 	sb_addf(out, "\tconst uint32_t ngx = ((uint32_t)nx + AG_G - 1) / AG_G;\n"
@@ -596,7 +608,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 			      struct strbuf *out)
 {
-	emit_block_start("ag_k", entry, psize, copy, 0, out);
+	emit_block_start("ag_k", entry, psize, copy, 0, 0, out);
 	sb_addf(out, "\tconst uint32_t nx = d.ntid[0], ngx = (nx + AG_G - 1) / AG_G;\n"
 		"\tconst unsigned nq = ngx * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned ng = (nq + AG_PARTS%u - 1) / AG_PARTS%u;\n"
@@ -679,7 +691,7 @@ static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t 
 {
 	int phases = nresume <= PHASES_MAX;
 
-	emit_block_start(name, entry, psize, copy, 0, out);
+	emit_block_start(name, entry, psize, copy, 0, 0, out);
 	sb_addf(out, "\tconst unsigned nt = d.ntid[0] * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned nw = (nt + 31) / 32;\n"
 		"\tunsigned k, more;\n%s",
@@ -838,5 +850,5 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	} else {
 		emit_block_plain(entry, dyn, psize, !calls, compute_bound(&u), group, out);
 	}
-	return 1;
+	return group || nresume ? 1 : TR_FAST_ROWS;
 }

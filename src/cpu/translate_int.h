@@ -284,9 +284,12 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 
 /* translate_fast.c: the scalar translation of kernels that cannot observe
  * lockstep.  tr_fast_kernel emits it for entry (with seen[] the functions
- * it reaches) and returns 1, or returns 0 when the kernel needs lockstep;
+ * it reaches) and returns 1, TR_FAST_ROWS when its block function runs a
+ * row of blocks in one call (AG_KF_ROWS), or 0 when the kernel needs
+ * lockstep;
  * tr_lockstep_wide: whether a kernel's lockstep run function asks for the
  * widest vectors. */
+#define TR_FAST_ROWS 2
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out);
 int tr_lockstep_wide(const struct tr *t, uint32_t entry);

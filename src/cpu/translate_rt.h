@@ -821,6 +821,15 @@ AG_INLINE struct ag_dims ag_dims_of(const struct ag_block *b)
 	return d;
 }
 
+/* Moves a call that runs a row of blocks (AG_KF_ROWS) to the block with
+ * index cx in it: what its threads read as %ctaid.x, and the block that a
+ * fault or a service names (a store the compiler may not put off). */
+AG_INLINE void ag_at_block(struct ag_block *b, struct ag_dims *d, uint32_t cx)
+{
+	d->ctaid[0] = cx;
+	*(volatile unsigned *)&b->ctaid[0] = cx;
+}
+
 /* Whether base + c * x, for every x in [0, n), stays inside the int32
  * (ag_sx_ok) or uint32 (ag_zx_ok) range as an integer: then widening the
  * 32-bit sum gives the widened base plus c * x (affine.c). */
