@@ -371,6 +371,13 @@ int tr_aff_base(struct tr *t, const char *name, struct strbuf *sb)
 	return r && r->c && !base_name(t, name, sb);
 }
 
+int64_t tr_aff_stride(const struct tr *t, const char *name)
+{
+	const struct aff_reg *r = t->aff ? find(t->aff, name) : NULL;
+
+	return r ? r->c : 0;
+}
+
 /* A shared-memory address through 32-bit register name plus off, whose
  * register has a base: base + c * x + off when that stays in the uint32
  * range for the row (then it is the 32-bit sum), else as before.  A

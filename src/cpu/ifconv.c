@@ -20,7 +20,8 @@
  *
  * Only instructions that are unguarded already, do not write the
  * predicate, and are plain arithmetic, conversions, loads and stores are
- * taken, at most MAX_SKIPPED of them, with nothing between them but
+ * taken, at most MAX_SKIPPED of them and MAX_GUARDED that keep the guard
+ * (below), with nothing between them but
  * instructions: no labels (another way in), scopes or declarations.
  * Integer arithmetic whose results only the instructions after it in
  * the skipped run read stays unguarded (needs_guard).
@@ -31,8 +32,11 @@
 #include "cpu/translate_int.h"
 
 /* More than a few instructions each with its own guard cost more than the
- * block boundary they save. */
-#define MAX_SKIPPED 6
+ * block boundary they save; arithmetic that stays unguarded (needs_guard)
+ * costs nothing more, and a run may have more of it (nvcc's bounds-checked
+ * copy of one element through a 2D index is 5 of it, a load and a store). */
+#define MAX_GUARDED 6
+#define MAX_SKIPPED 12
 
 /* Instructions that may take a guard instead of being branched over. */
 static int guardable(const struct ptx_insn *in, const char *pred)
@@ -74,7 +78,7 @@ static uint32_t references(const struct ptx_func *fn, const char *label)
 /* If the guarded branch at body[i] skips at most MAX_SKIPPED guardable
  * instructions and lands on the label right after them, their count;
  * else 0. */
-static uint32_t skipped(const struct ptx_func *fn, uint32_t i)
+static uint32_t run_length(const struct ptx_func *fn, uint32_t i)
 {
 	const struct ptx_insn *br = tr_insn_at(fn, i);
 	const char *label = target(br);
@@ -106,7 +110,7 @@ static uint32_t skipped(const struct ptx_func *fn, uint32_t i)
 static int needs_guard(const struct ptx_func *fn, uint32_t last, uint32_t k)
 {
 	static const char *const pure[] = {
-		"add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "mov", "cvta",
+		"add", "sub", "mul", "mad", "shl", "shr", "and", "or", "xor", "mov", "cvta", "cvt",
 	};
 	const struct ptx_insn *in = tr_insn_at(fn, k);
 	const char *d[TR_MAX_DESTS];
@@ -123,6 +127,17 @@ static int needs_guard(const struct ptx_func *fn, uint32_t last, uint32_t k)
 				return 1;
 		}
 	return 0;
+}
+
+/* The run the guarded branch at body[i] skips when it is short enough to
+ * take guards instead (run_length, MAX_GUARDED), else 0. */
+static uint32_t skipped(const struct ptx_func *fn, uint32_t i)
+{
+	uint32_t n = run_length(fn, i), k, guarded = 0;
+
+	for (k = 1; k <= n; k++)
+		guarded += needs_guard(fn, i + n, i + k) != 0;
+	return guarded <= MAX_GUARDED ? n : 0;
 }
 
 /* fn's body with its short branches converted, in a new array (*n

@@ -94,8 +94,9 @@ void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s)
 		operand_regs(&in->ops[i], s);
 }
 
-/* The register the instruction surely writes, or NULL. */
-static const char *insn_def(const struct ptx_insn *in)
+/* The register the instruction surely writes when its guard holds, or
+ * NULL. */
+static const char *guarded_def(const struct ptx_insn *in)
 {
 	static const char *const writes[] = {
 		"mov", "ld", "ldu", "add", "sub", "mul", "mad", "mul24", "mad24", "fma",
@@ -108,12 +109,18 @@ static const char *insn_def(const struct ptx_insn *in)
 	const struct ptx_operand *o = in->nops ? &in->ops[0] : NULL;
 	size_t i;
 
-	if (in->guard || !o || o->kind != PTX_OP_REG || o->component || o->pair)
+	if (!o || o->kind != PTX_OP_REG || o->component || o->pair)
 		return NULL;
 	for (i = 0; i < sizeof(writes) / sizeof(writes[0]); i++)
 		if (!strcmp(in->opcode, writes[i]))
 			return o->name;
 	return NULL;
+}
+
+/* The register the instruction surely writes, or NULL. */
+static const char *insn_def(const struct ptx_insn *in)
+{
+	return in->guard ? NULL : guarded_def(in);
 }
 
 /* 1 when some register name is declared twice. */
@@ -167,21 +174,65 @@ static uint64_t *flow_set(const struct flow *f, uint64_t *sets, uint32_t i)
 	return &sets[(size_t)i * f->words];
 }
 
+/* How far back covered() looks for the write. */
+#define COVER_SCAN 32
+
+/*
+ * Whether instruction i, guarded by p, reads reg only as an earlier
+ * instruction with the same guard wrote it: in the same straight run (no
+ * way in between, entered[]), no barrier between (the fast path keeps
+ * only what is live across one) and p unchanged since.  A thread that
+ * reads reg there (p holds) wrote it there, so what reg held before is not
+ * read.  nvcc's bounds checks, their branches made guards (ifconv.c),
+ * load a value and store it so; counted as read, every such register of
+ * a tiled transpose looked live across its barrier.
+ */
+static int covered(const struct tr_flow *g, const uint8_t *entered, uint32_t i, const char *reg)
+{
+	const struct ptx_insn *x = g->ins[i];
+	uint32_t k;
+
+	for (k = i; k-- > 0 && i - k <= COVER_SCAN && !entered[k + 1];) {
+		const struct ptx_insn *w = g->ins[k];
+		const char *d = guarded_def(w);
+
+		if (is_barrier(w) || tr_writes(w, x->guard))
+			return 0;
+		if (tr_same_guard(w, x) && d && !strcmp(d, reg))
+			return 1;
+	}
+	return 0;
+}
+
 /* Reads and writes of every instruction. */
 static void flow_sets(const struct tr_live *lv, struct flow *f)
 {
+	uint8_t *entered = xcalloc(f->g.n + 1, 1);      /* a branch's target */
+
+	for (uint32_t i = 0; i < f->g.n; i++)
+		if (f->g.jump[i] != UINT32_MAX)
+			entered[f->g.jump[i]] = 1;
 	for (uint32_t i = 0; i < f->g.n; i++) {
 		const struct ptx_insn *x = f->g.ins[i];
-		const char *d = insn_def(x);
+		const char *d = insn_def(x), *gd = guarded_def(x);
 		struct tr_names m = { 0 };
 
+		/* m.v[0] is the guard, if any, then the written register: a
+		 * guarded write keeps the old value where its guard fails,
+		 * but does not read it */
 		tr_insn_regs(x, &m);
-		for (uint32_t j = d ? 1 : 0; j < m.n; j++)  /* m.v[0] is d when there is one */
+		for (uint32_t j = 0; j < m.n; j++) {
+			if (gd && j == (x->guard ? 1u : 0u))
+				continue;
+			if (x->guard && strcmp(m.v[j], x->guard) && covered(&f->g, entered, i, m.v[j]))
+				continue;
 			set_bit(flow_set(f, f->use, i), names_find(lv, m.v[j]));
+		}
 		if (d)
 			set_bit(flow_set(f, f->def, i), names_find(lv, d));
 		free(m.v);
 	}
+	free(entered);
 }
 
 /* live out = live in of the successors; live in = use | (out & ~def),

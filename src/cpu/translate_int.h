@@ -174,6 +174,12 @@ static inline const struct ptx_insn *tr_insn_at(const struct ptx_func *fn, uint3
 	return i < fn->nbody && fn->body[i].kind == PTX_STMT_INSN ? &fn->body[i].u.insn : NULL;
 }
 
+/* Whether a and b are both guarded by the same predicate, the same way. */
+static inline int tr_same_guard(const struct ptx_insn *a, const struct ptx_insn *b)
+{
+	return a->guard && b->guard && !strcmp(a->guard, b->guard) && a->guard_neg == b->guard_neg;
+}
+
 /* ifconv.c: a copy of m whose short branches over lane-local
  * instructions are guards on them instead, or NULL when it has none */
 const struct ptx_module *tr_ifconv(const struct ptx_module *m);
@@ -322,12 +328,14 @@ void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s);
  * instruction itself, 0 when the usual emitter is to, -1 on error;
  * tr_aff_base: 1 and the C name of register name's base in sb when it has
  * one (a barrier saves it with the register), else 0; tr_aff_shared: 1
- * when it wrote a shared address through such a register. */
+ * when it wrote a shared address through such a register; tr_aff_stride:
+ * its multiple of %tid.x, 0 when it has no base. */
 struct tr_aff;
 struct tr_aff *tr_aff_scan(const struct ptx_func *fn);
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in);
 int tr_aff_base(struct tr *t, const char *name, struct strbuf *sb);
 int tr_aff_shared(struct tr *t, const char *name, int64_t off, struct strbuf *sb);
+int64_t tr_aff_stride(const struct tr *t, const char *name);
 void tr_aff_free(struct tr_aff *a);
 
 /* remat.c: registers of a kernel's scalar translation whose one write

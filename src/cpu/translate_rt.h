@@ -885,6 +885,22 @@ AG_INLINE int ag_gfull(const uint32_t *m, size_t n)
  * as the widest load. */
 static const uint64_t ag_gzero[8] __attribute__((unused, aligned(64)));
 
+/* What the fast path's threads that a guard turns away from a load read
+ * instead (emit_mem.c, every_thread_loads).  Not const: the compiler
+ * would know they read zeros, load only in the others, and make the load
+ * a masked one again. */
+uint64_t ag_gpad[8] __attribute__((aligned(64), visibility("hidden")));
+
+/* a where c holds, else b, without a branch: behind a ?: the compiler
+ * threads the branches on c that follow through it, and the load from a
+ * lands on the path where c holds, a masked load again. */
+AG_INLINE unsigned char *ag_sel(int c, unsigned char *a, unsigned char *b)
+{
+	uintptr_t m = -(uintptr_t)(c != 0);
+
+	return (unsigned char *)(((uintptr_t)a & m) | ((uintptr_t)b & ~m));
+}
+
 /* Row group q of a block's nq (ngx of them in each row of threads; the
  * group translation, group.c): its first thread's threadIdx.  Past nq, a
  * group without threads (x = the block's width) in the last one's row. */
