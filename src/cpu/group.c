@@ -305,19 +305,11 @@ void tr_group_close(struct tr *t)
 	g->nins = 0;
 }
 
+/* Whether in writes memory or orders what other threads see of it. */
 static int has_effect(const struct ptx_insn *in)
 {
-	static const char *const ops[] = { "st", "atom", "red", "membar", "fence" };
-
-	return tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
+	return tr_writes_memory(in) || !strcmp(in->opcode, "membar") || !strcmp(in->opcode, "fence");
 }
-
-static int is_load(const struct ptx_insn *in)
-{
-	return !strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu");
-}
-
-
 
 /* Notes the registers that instruction in, joining the open loop, is
  * the first of it to mention: fresh when it writes them unguarded
@@ -470,7 +462,7 @@ void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from)
 	n = t->code.len - from;
 	if (g->lanes || !g->open)
 		return;
-	if (!(is_load(in) && g->effects) && !feeds_loop(g, in) &&
+	if (!(tr_is_load(in) && g->effects) && !feeds_loop(g, in) &&
 	    !touches(&g->after_def, in, 0) && !touches(&g->after_use, in, 1)) {
 		move_text(&t->code, g->head, from);
 		g->head += n;
@@ -756,7 +748,7 @@ int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name
 void tr_group_address(const struct tr *t, const struct ptx_insn *in, const char *addr,
 		      struct strbuf *sb)
 {
-	if (t->shape && t->grp && !t->grp->lanes && is_load(in) && tr_shape_parts(t->shape) > 1)
+	if (t->shape && t->grp && !t->grp->lanes && tr_is_load(in) && tr_shape_parts(t->shape) > 1)
 		sb_addf(sb, "(on[@P] ? (%s) : (unsigned char *)ag_gzero)", addr);
 	else
 		sb_adds(sb, addr);

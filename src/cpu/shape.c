@@ -308,7 +308,7 @@ static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const str
 			return widen(s, in, 1, 1, from == PTX_T_S32, dirty);
 		return opnd(s, &in->ops[1]);     /* same size, or truncation mod 2^32 */
 	}
-	if (!strcmp(op, "ld") || !strcmp(op, "ldu")) {
+	if (tr_is_load(in)) {
 		struct val a = opnd(s, &in->ops[1]);
 
 		return a.k == TR_SHAPE_U || a.k == TR_SHAPE_NONE ? a : vary;
@@ -359,12 +359,6 @@ static int runnable(const struct ptx_insn *in)
 	return tr_arith_emitter(in->opcode) || tr_cvt_emitter(in->opcode) ||
 		tr_in_list(mem, sizeof(mem) / sizeof(mem[0]), in->opcode) ||
 		tr_in_list(flow, sizeof(flow) / sizeof(flow[0]), in->opcode);
-}
-
-static int has_effect(const struct ptx_insn *in)
-{
-	return !strcmp(in->opcode, "st") || !strcmp(in->opcode, "atom") ||
-		!strcmp(in->opcode, "red");
 }
 
 static int is_stop(const struct ptx_insn *in)
@@ -446,7 +440,7 @@ static uint8_t *find_dirty(const struct tr_flow *f)
 	while (changed) {
 		changed = 0;
 		for (i = 0; i < f->n; i++) {
-			uint8_t out = dirty[i] || (has_effect(f->ins[i]) &&
+			uint8_t out = dirty[i] || (tr_writes_memory(f->ins[i]) &&
 						   !(barriers && tr_has(f->ins[i], ".shared")));
 			uint32_t to[2] = { f->next[i], f->jump[i] };
 

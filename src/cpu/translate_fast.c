@@ -152,12 +152,11 @@ static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, stru
 		}
 		x->slow_math |= tr_in_list(slow_math, sizeof(slow_math) / sizeof(slow_math[0]),
 					   in->opcode);
-		if (!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu"))
+		if (tr_is_load(in))
 			x->global_loads |= global;
 		else if (fl && !tr_in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode))
 			x->flops++;
-		if ((!strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu") ||
-		     !strcmp(in->opcode, "st")) && !tr_has(in, ".param"))
+		if ((tr_is_load(in) || !strcmp(in->opcode, "st")) && !tr_has(in, ".param"))
 			x->accesses++;
 	}
 }

@@ -174,6 +174,19 @@ static inline const struct ptx_insn *tr_insn_at(const struct ptx_func *fn, uint3
 	return i < fn->nbody && fn->body[i].kind == PTX_STMT_INSN ? &fn->body[i].u.insn : NULL;
 }
 
+/* Whether in loads from memory (ld, ldu). */
+static inline int tr_is_load(const struct ptx_insn *in)
+{
+	return !strcmp(in->opcode, "ld") || !strcmp(in->opcode, "ldu");
+}
+
+/* Whether in writes memory (st, atom, red). */
+static inline int tr_writes_memory(const struct ptx_insn *in)
+{
+	return !strcmp(in->opcode, "st") || !strcmp(in->opcode, "atom") ||
+		!strcmp(in->opcode, "red");
+}
+
 /* Whether a and b are both guarded by the same predicate, the same way. */
 static inline int tr_same_guard(const struct ptx_insn *a, const struct ptx_insn *b)
 {
