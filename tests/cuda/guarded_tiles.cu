@@ -7,7 +7,10 @@
  * the check failed too (it must stay 0 there); carry loads a value before
  * the barrier under a check and stores it after the barrier under the
  * same check (live across the barrier); late_write has a thread whose
- * check fails keep an older value.  Sizes are not multiples of the tiles.
+ * check fails keep an older value; odd_lanes, in lockstep (a shuffle),
+ * guards a load and a product after the barrier with a predicate made
+ * before it, which is live across the barrier only as a guard.  Sizes
+ * are not multiples of the tiles.
  */
 #include "check.h"
 
@@ -77,6 +80,26 @@ __global__ void late_write(const int *in, int *out, int n)
 		v = s[63 - threadIdx.x][0];
 	if (i < n)
 		out[i] = v;
+}
+
+/* Odd values are replaced by three times another thread's, and each is
+ * summed with its neighbour's in the warp. */
+__global__ void odd_lanes(const int *in, int *out, int n)
+{
+	__shared__ int s[256];
+	int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+	int v = i < n ? in[i] : 0;
+	bool odd = (v & 1) != 0;
+	int w;
+
+	s[t] = v;
+	__syncthreads();
+	w = s[255 - t];
+	if (odd)
+		w = s[(t + 7) % 256] * 3;
+	w += __shfl_down_sync(0xffffffffu, w, 1);
+	if (i < n)
+		out[i] = w;
 }
 
 static void run_transpose(int w, int h)
@@ -179,6 +202,34 @@ static void run_late_write(void)
 	CK(cudaFree(out));
 }
 
+static void run_odd_lanes(void)
+{
+	const int n = 600, blocks = 3;
+	int hin[768], hout[768], want[768], val[768], *in, *out, i;
+
+	for (i = 0; i < blocks * 256; i++)
+		hin[i] = i < n ? (i * 37 + 11) % 1000 : 0;
+	for (i = 0; i < blocks * 256; i++) {
+		int b = i / 256, t = i % 256, v = hin[i];
+
+		val[i] = v & 1 ? hin[b * 256 + (t + 7) % 256] * 3 : hin[b * 256 + 255 - t];
+	}
+	for (i = 0; i < n; i++) {
+		int t = i % 256, next = t % 32 == 31 ? val[i] : val[i + 1];
+
+		want[i] = val[i] + next;
+	}
+	CK(cudaMalloc(&in, sizeof(hin)));
+	CK(cudaMalloc(&out, sizeof(hout)));
+	CK(cudaMemcpy(in, hin, sizeof(hin), cudaMemcpyHostToDevice));
+	odd_lanes<<<blocks, 256>>>(in, out, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(hout, out, sizeof(hout), cudaMemcpyDeviceToHost));
+	check_array("a guard made before the barrier, in lockstep", hout, want, n);
+	CK(cudaFree(in));
+	CK(cudaFree(out));
+}
+
 int main(void)
 {
 	run_transpose(64, 32);
@@ -188,5 +239,6 @@ int main(void)
 	run_keep_zero(5);
 	run_carry();
 	run_late_write();
+	run_odd_lanes();
 	return verdict("guarded_tiles");
 }
