@@ -11,8 +11,10 @@
  *   const unsigned              ag_module_abi = AG_KERNEL_ABI;
  *
  * A kernel function runs one whole thread block: every warp of it, to the
- * end, with barriers handled inside.  The executor calls it for each block of
- * the grid, from several threads at once (each with its own struct ag_block).
+ * end, with barriers handled inside (an AG_KF_ROWS kernel may be given
+ * b->nb blocks of one row of the grid instead).  The executor calls it for
+ * each block of the grid, from several threads at once (each with its own
+ * struct ag_block).
  * Worker threads have AG_WORKER_STACK bytes of stack, so the generated code
  * may keep a block's registers in local arrays.
  */
