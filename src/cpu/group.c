@@ -550,11 +550,6 @@ static int tr_group_tmp(const struct tr *t, const char *name)
 	return -1;
 }
 
-/* bra, ret and exit.  Unguarded, or a branch on a uniform predicate,
- * they go to their label or end the group; a branch to ret or exit on a
- * varying predicate, or a guarded ret or exit, takes the lanes whose
- * predicate holds out of the mask, and ends the group when none is left
- * in any part. */
 /* Copies of the registers live after barrier k between the call's
  * locals and its slot G (save: into G), each part's; each a field of G
  * (kept). */
@@ -613,6 +608,11 @@ static int group_barrier(struct tr *t, const struct ptx_insn *in)
 	return 0;
 }
 
+/* bra, ret and exit.  Unguarded, or a branch on a uniform predicate,
+ * they go to their label or end the group; a branch to ret or exit on a
+ * varying predicate, or a guarded ret or exit, takes the lanes whose
+ * predicate holds out of the mask, and ends the group when none is left
+ * in any part. */
 int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t to = 0;
