@@ -14,25 +14,23 @@
  */
 #include "check.h"
 
-#define TILE 32
-#define ROWS 8
-
+/* A tile of T x T through blocks of T x R threads, each moving T / R
+ * rows; the padding column keeps a column read from hitting one bank. */
+template <int T, int R>
 __global__ void transpose(const float *in, float *out, int w, int h)
 {
-	__shared__ float tile[TILE][TILE + 1];
-	int x = blockIdx.x * TILE + threadIdx.x;
-	int y = blockIdx.y * TILE + threadIdx.y;
-	int j;
+	__shared__ float tile[T][T + 1];
+	int col = blockIdx.x * T + threadIdx.x, row = blockIdx.y * T + threadIdx.y;
 
-	for (j = 0; j < TILE; j += ROWS)
-		if (x < w && y + j < h)
-			tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * w + x];
+	for (int k = 0; k < T; k += R)
+		if (col < w && row + k < h)
+			tile[threadIdx.y + k][threadIdx.x] = in[(size_t)(row + k) * w + col];
 	__syncthreads();
-	x = blockIdx.y * TILE + threadIdx.x;
-	y = blockIdx.x * TILE + threadIdx.y;
-	for (j = 0; j < TILE; j += ROWS)
-		if (x < h && y + j < w)
-			out[(size_t)(y + j) * h + x] = tile[threadIdx.x][threadIdx.y + j];
+	col = blockIdx.y * T + threadIdx.x;
+	row = blockIdx.x * T + threadIdx.y;
+	for (int k = 0; k < T; k += R)
+		if (col < h && row + k < w)
+			out[(size_t)(row + k) * h + col] = tile[threadIdx.x][threadIdx.y + k];
 }
 
 /* out[i] is the tile's transposed element where the check holds, else 0. */
@@ -102,6 +100,7 @@ __global__ void odd_lanes(const int *in, int *out, int n)
 		out[i] = w;
 }
 
+template <int T, int R>
 static void run_transpose(int w, int h)
 {
 	size_t n = (size_t)w * h, i;
@@ -116,11 +115,10 @@ static void run_transpose(int w, int h)
 	CK(cudaMalloc(&in, n * 4));
 	CK(cudaMalloc(&out, n * 4));
 	CK(cudaMemcpy(in, hin, n * 4, cudaMemcpyHostToDevice));
-	transpose<<<dim3((w + TILE - 1) / TILE, (h + TILE - 1) / TILE), dim3(TILE, ROWS)>>>(in, out,
-											  w, h);
+	transpose<T, R><<<dim3((w + T - 1) / T, (h + T - 1) / T), dim3(T, R)>>>(in, out, w, h);
 	CK(cudaGetLastError());
 	CK(cudaMemcpy(hout, out, n * 4, cudaMemcpyDeviceToHost));
-	snprintf(what, sizeof(what), "transpose of %d x %d", w, h);
+	snprintf(what, sizeof(what), "transpose of %d x %d, tiles of %d", w, h, T);
 	check_array(what, hout, want, n);
 	CK(cudaFree(in));
 	CK(cudaFree(out));
@@ -232,9 +230,10 @@ static void run_odd_lanes(void)
 
 int main(void)
 {
-	run_transpose(64, 32);
-	run_transpose(67, 45);
-	run_transpose(33, 100);
+	run_transpose<32, 8>(64, 32);
+	run_transpose<32, 8>(67, 45);
+	run_transpose<32, 8>(33, 100);
+	run_transpose<16, 4>(50, 19);
 	run_keep_zero(16);
 	run_keep_zero(5);
 	run_carry();
