@@ -84,47 +84,17 @@ static const struct tr_sym *addr_reg(const struct tr *t, const struct ptx_operan
 }
 
 /*
- * Whether a thread whose guard is false never reads what the guarded
- * load in writes: every other mention of its destination is a read by an
- * instruction with the same guard between it and the next label or write
- * of the guard (the rest of a bounds check's run, ifconv.c).
- */
-static int read_under_guard(const struct tr *t, const struct ptx_insn *in)
-{
-	const struct ptx_func *fn = &t->m->funcs[t->fidx];
-	const char *d = in->ops[0].name;
-	uint32_t i, j, end;
-
-	for (i = 0; i < fn->nbody && tr_insn_at(fn, i) != in; i++)
-		;
-	for (end = i + 1; end < fn->nbody; end++) {
-		const struct ptx_insn *x = tr_insn_at(fn, end);
-
-		if (!x || tr_writes(x, in->guard))
-			break;
-		if (tr_mentions(x, d, 0) && (!tr_same_guard(x, in) || tr_writes(x, d)))
-			return 0;
-	}
-	for (j = 0; j < fn->nbody; j++) {
-		const struct ptx_insn *x = tr_insn_at(fn, j);
-
-		if (x && j != i && (j < i || j >= end) && tr_mentions(x, d, 0))
-			return 0;
-	}
-	return i < fn->nbody;
-}
-
-/*
  * Whether a load of the fast path's thread loop runs in every thread, the
  * ones its guard turns away reading a buffer of their own (ag_gpad),
  * and writes its register in every thread: a guarded shared-memory load
  * through a register that strides across threadIdx.x (a transpose's column
  * of a tile) is a gather behind a mask, of which GCC 12 makes no vector
- * code, and the whole thread loop stays scalar.  Only where no thread
- * whose guard is false reads the register (read_under_guard); loads of
- * whole vectors (stride = size) stay masked loads.
+ * code, and the whole thread loop stays scalar.  Only where what the
+ * register held before is dead (live.c: no thread whose guard is false
+ * reads it; the reads under the same guard are covered by the load);
+ * loads of whole vectors (stride = size) stay masked loads.
  */
-static int every_thread_loads(const struct tr *t, const struct ptx_insn *in, enum ptx_space sp,
+static int every_thread_loads(struct tr *t, const struct ptx_insn *in, enum ptx_space sp,
 			      const struct tr_sym *r, uint32_t bytes)
 {
 	int64_t c;
@@ -134,7 +104,7 @@ static int every_thread_loads(const struct tr *t, const struct ptx_insn *in, enu
 	    tr_has(in, ".volatile") || tr_has(in, ".relaxed") || tr_has(in, ".acquire"))
 		return 0;
 	c = tr_aff_stride(t, in->ops[1].name);
-	return c && c != (int64_t)bytes && read_under_guard(t, in);
+	return c && c != (int64_t)bytes && !tr_live_out(tr_liveness(t), in, in->ops[0].name);
 }
 
 /* The load of every_thread_loads at address addr. */

@@ -65,8 +65,6 @@ struct tr_group {
 	int copies;             /* its registers are read through the copies */
 	int widens;             /* it tests the wrap */
 	size_t at;              /* where its code starts in t->code */
-	struct tr_live *live;   /* what a barrier keeps (NULL: everything) */
-	int lived;              /* live was looked for */
 	struct strbuf kept;     /* the fields of struct ag_gsN: what barriers keep */
 	struct tr_names kept_names;
 	struct tr_names counted;        /* mentions_in's names */
@@ -93,7 +91,6 @@ void tr_group_free(struct tr *t)
 		free(t->grp->counted.v);
 		sb_free(&t->grp->after);
 		sb_free(&t->grp->kept);
-		tr_live_free(t->grp->live);
 	}
 	free(t->grp);
 	t->grp = NULL;
@@ -566,7 +563,7 @@ static void keep_live(struct tr *t, uint32_t k, int save)
 
 			tr_ptx_name(s, i, &name);
 			tr_local_name(s, i, &c);
-			if (!tr_live_after(g->live, k, name.buf))
+			if (!tr_live_after(tr_liveness(t), k, name.buf))
 				goto next;
 			for (h = 0; h < parts; h++)
 				sb_addf(&t->code, save ? "\t\tmemcpy(&G->%sp%u, &%sp%u, sizeof(%sp%u));\n" :
@@ -590,13 +587,8 @@ next:
  * arrived or finished, it takes them back at ag_Rk. */
 static int group_barrier(struct tr *t, const struct ptx_insn *in)
 {
-	struct tr_group *g = grp(t);
 	uint32_t k = ++t->nresume;
 
-	if (!g->lived) {
-		g->live = tr_live_scan(t->fn);
-		g->lived = 1;
-	}
 	if (in->guard)
 		return tr_unsupported(t, in, "guarded barrier in a group of threads");
 	sb_addf(&t->code, "\t\t*at = %u;\n\t\tmemcpy(G->m, m, sizeof(m));\n"

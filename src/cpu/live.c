@@ -174,6 +174,12 @@ static uint64_t *flow_set(const struct flow *f, uint64_t *sets, uint32_t i)
 	return &sets[(size_t)i * f->words];
 }
 
+/* Whether a and b are both guarded by the same predicate, the same way. */
+static int same_guard(const struct ptx_insn *a, const struct ptx_insn *b)
+{
+	return a->guard && b->guard && !strcmp(a->guard, b->guard) && a->guard_neg == b->guard_neg;
+}
+
 /* How far back covered() looks for the write. */
 #define COVER_SCAN 32
 
@@ -198,7 +204,7 @@ static int covered(const struct tr_flow *g, const uint8_t *entered, uint32_t i, 
 
 		if (is_barrier(w) || tr_writes(w, x->guard))
 			return 0;
-		if (tr_same_guard(w, x) && d && !strcmp(d, reg))
+		if (same_guard(w, x) && d && !strcmp(d, reg))
 			return 1;
 	}
 	return 0;
@@ -331,6 +337,13 @@ static int64_t insn_index(const struct tr_live *lv, const struct ptx_insn *in)
 			hi = mid;
 	}
 	return -1;
+}
+
+int tr_live_out(const struct tr_live *lv, const struct ptx_insn *in, const char *reg)
+{
+	int64_t i = lv ? insn_index(lv, in) : -1;
+
+	return i < 0 || live_in(lv, (uint32_t)i, names_find(lv, reg));
 }
 
 /*

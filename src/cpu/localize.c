@@ -100,7 +100,7 @@ void tr_localize(struct tr *t, const struct ptx_insn *const *ins, uint32_t n, si
 	for (i = 0; i < n; i++)
 		if (!strcmp(ins[i]->opcode, "call"))
 			return;
-	nregs = tr_live_run(t->live, ins, n, &regs);
+	nregs = tr_live_run(tr_liveness(t), ins, n, &regs);
 	sb_adds(&code, t->code.buf + at);
 	for (i = 0; i < nregs; i++)
 		tr_move_row(t, regs[i], &code, &decl, 1);

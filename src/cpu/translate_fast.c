@@ -416,11 +416,9 @@ int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_opera
  * its k'th barrier) and sets it to where it waits (~0u: finished). */
 static void emit_resume(struct tr *t, struct strbuf *out)
 {
-	struct tr_live *lv = t->nresume ? tr_live_scan(t->fn) : NULL;
 	uint32_t k;
 
-	emit_slot_macros(t, lv, out);
-	tr_live_free(lv);
+	emit_slot_macros(t, t->nresume ? tr_liveness(t) : NULL, out);
 	sb_adds(out, "\tconst unsigned at = *ex;\n\n\t*ex = ~0u;\n\tswitch (at) {\n");
 	for (k = 1; k <= t->nresume; k++)
 		sb_addf(out, "\tcase %u: goto ag_R%u;\n", k, k);

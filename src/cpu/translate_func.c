@@ -1065,7 +1065,6 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 			t->remat = tr_remat_scan(t->fn, t->consts);
 	}
 	if (!t->scalar) {
-		t->live = tr_live_scan(t->fn);
 		t->forms = tr_forms_scan(t->fn);
 		t->uniform = tr_uniform_scan(t->m, t->fn);
 	}
@@ -1089,6 +1088,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->remat = NULL;
 	tr_live_free(t->live);
 	t->live = NULL;
+	t->lived = 0;
 	tr_forms_free(t->forms);
 	t->forms = NULL;
 	tr_consts_free(t->consts);
@@ -1097,4 +1097,13 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->uniform = NULL;
 	tr_group_free(t);
 	return rc ? -1 : 0;
+}
+
+const struct tr_live *tr_liveness(struct tr *t)
+{
+	if (!t->lived) {
+		t->live = tr_live_scan(t->fn);
+		t->lived = 1;
+	}
+	return t->live;
 }

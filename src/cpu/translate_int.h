@@ -84,7 +84,8 @@ struct tr {
 	struct tr_seg *segs;    /* its instructions (vector.c) */
 	uint32_t nsegs, capsegs;
 	unsigned nsites;        /* loads and stores that may prefetch */
-	struct tr_live *live;   /* the lockstep function's liveness, or NULL */
+	struct tr_live *live;   /* the function's liveness (tr_liveness) */
+	int lived;              /* live was looked for */
 	struct tr_forms *forms; /* its guessed access forms, or NULL */
 	struct tr_consts *consts;       /* its constant registers, or NULL */
 	struct tr_uniform *uniform;     /* the lockstep kernel's uniform
@@ -121,6 +122,9 @@ extern const char ag_translate_prelude[];
 /* translate_func.c: appends the frame struct, run function and entry
  * point (block function or callable) of m->funcs[fidx] to out. */
 int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out);
+/* The liveness of the function being translated (live.c), found on first
+ * use and kept until it is done; NULL when it cannot be told. */
+const struct tr_live *tr_liveness(struct tr *t);
 const struct tr_sym *tr_lookup(const struct tr *t, const char *name);
 uint32_t tr_label_bb(const struct tr *t, const char *label);
 int tr_branch_target(struct tr *t, const struct ptx_insn *in, uint32_t *to);
@@ -185,12 +189,6 @@ static inline int tr_writes_memory(const struct ptx_insn *in)
 {
 	return !strcmp(in->opcode, "st") || !strcmp(in->opcode, "atom") ||
 		!strcmp(in->opcode, "red");
-}
-
-/* Whether a and b are both guarded by the same predicate, the same way. */
-static inline int tr_same_guard(const struct ptx_insn *a, const struct ptx_insn *b)
-{
-	return a->guard && b->guard && !strcmp(a->guard, b->guard) && a->guard_neg == b->guard_neg;
 }
 
 /* ifconv.c: a copy of m whose short branches over lane-local
@@ -316,11 +314,13 @@ void tr_fast_locals(struct tr *t, struct tr_sym *s);
 
 /* live.c: the registers live after each instruction of a function;
  * tr_live_scan gives NULL when it cannot tell (then all are).
- * tr_live_after: after its k'th barrier, in body order from 1.
+ * tr_live_after: after its k'th barrier, in body order from 1;
+ * tr_live_out: after instruction in.
  * tr_live_run: those that live only inside a run of instructions. */
 struct tr_live;
 struct tr_live *tr_live_scan(const struct ptx_func *fn);
 int tr_live_after(const struct tr_live *lv, uint32_t k, const char *reg);
+int tr_live_out(const struct tr_live *lv, const struct ptx_insn *in, const char *reg);
 uint32_t tr_live_run(const struct tr_live *lv, const struct ptx_insn *const *run, uint32_t n,
 		     const char ***regs);
 void tr_live_free(struct tr_live *lv);

@@ -623,7 +623,7 @@ static void scalarize(struct tr *t, uint32_t from, uint32_t to, const uint8_t *h
 	for (i = from; i < to; i++)
 		if (t->segs[i].in)
 			ins[n++] = t->segs[i].in;
-	nregs = tr_live_run(t->live, ins, n, &regs);
+	nregs = tr_live_run(tr_liveness(t), ins, n, &regs);
 	for (i = 0; i < nregs; i++) {
 		for (k = from; k < to && (all || !hoist[k] ||
 					  !tr_writes(t->segs[k].in, regs[i])); k++)
