@@ -130,13 +130,14 @@ static int needs_guard(const struct ptx_func *fn, uint32_t last, uint32_t k)
 }
 
 /* The run the guarded branch at body[i] skips when it is short enough to
- * take guards instead (run_length, MAX_GUARDED), else 0. */
-static uint32_t skipped(const struct ptx_func *fn, uint32_t i)
+ * take guards instead (run_length, MAX_GUARDED), else 0; need[k - 1]
+ * says whether its k'th instruction keeps the guard. */
+static uint32_t skipped(const struct ptx_func *fn, uint32_t i, uint8_t need[MAX_SKIPPED])
 {
 	uint32_t n = run_length(fn, i), k, guarded = 0;
 
 	for (k = 1; k <= n; k++)
-		guarded += needs_guard(fn, i + n, i + k) != 0;
+		guarded += need[k - 1] = needs_guard(fn, i + n, i + k) != 0;
 	return guarded <= MAX_GUARDED ? n : 0;
 }
 
@@ -148,7 +149,8 @@ static struct ptx_stmt *convert(const struct ptx_func *fn, uint32_t *n)
 	uint32_t i, k, m = 0;
 
 	for (i = 0; i < fn->nbody; i++) {
-		uint32_t skip = skipped(fn, i);
+		uint8_t need[MAX_SKIPPED];
+		uint32_t skip = skipped(fn, i, need);
 		const struct ptx_insn *br;
 
 		if (!skip) {
@@ -164,7 +166,7 @@ static struct ptx_stmt *convert(const struct ptx_func *fn, uint32_t *n)
 		br = &fn->body[i].u.insn;
 		for (k = 1; k <= skip; k++) {
 			out[m] = fn->body[i + k];
-			if (needs_guard(fn, i + skip, i + k)) {
+			if (need[k - 1]) {
 				out[m].u.insn.guard = br->guard;
 				out[m].u.insn.guard_neg = !br->guard_neg;
 			}
