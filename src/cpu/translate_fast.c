@@ -514,22 +514,24 @@ static void emit_block_start(const char *name, uint32_t entry, uint32_t psize, i
 		sb_adds(out, "\tconst unsigned char *const prm = env->params;\n\n");
 }
 
-/* The block function's memory (ag_scratch): the slots of nt threads of
- * kernel entry and, with barriers, their pcs, warps and columns; when
- * there is none, the launch fails. */
-static void emit_scratch(uint32_t entry, const char *nt, int barriers, struct strbuf *out)
+/* The block function's memory (ag_scratch): n parts, sizes their sizes
+ * (C expressions, comma-separated), at ag_mem + ag_at[k]; when there is
+ * none, the launch fails. */
+static void emit_scratch(unsigned n, const char *sizes, struct strbuf *out)
 {
-	unsigned n = barriers ? 4 : 1;
-
-	sb_addf(out, "\tconst size_t ag_size[%u] = { %s * sizeof(struct ag_sv%u)", n, nt, entry);
-	if (barriers)
-		sb_addf(out, ", nt * sizeof(unsigned), nw * sizeof(struct ag_warp),\n"
-			"\t\t(size_t)AG_COLS%u * 8 * nt + 8", entry);
-	sb_addf(out, " };\n\tsize_t ag_at[%u];\n"
+	sb_addf(out, "\tconst size_t ag_size[%u] = { %s };\n\tsize_t ag_at[%u];\n"
 		"\tunsigned char *const ag_mem = ag_scratch(b, %u, ag_size, ag_at);\n\n"
 		"\tif (!ag_mem) {\n"
 		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
-		"\t\treturn;\n\t}\n", n, n);
+		"\t\treturn;\n\t}\n", n, sizes, n, n);
+}
+
+/* The one warp, without a scratch of its own, of a block function whose
+ * threads or groups run one at a time (w). */
+static void emit_lone_warp(uint32_t dyn, uint32_t psize, struct strbuf *out)
+{
+	sb_addf(out, "\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
+		".dyn = %u, .psize = %u };\n", dyn, psize);
 }
 
 /* The block function of a kernel without barriers: each thread runs to
@@ -556,13 +558,14 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\t\t\t\tw.tid[1][0] = y;\n\t\t\t\tw.tid[2][0] = z;\n"
 		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
 		"NULL, 0, 0);\n\t\t\t}\n";
+	struct strbuf sizes = STRBUF_INIT;
 
 	emit_block_start("ag_k", entry, psize, copy, wide, !group, out);
-	sb_addf(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
-		"\tunsigned y, z, ex;\n"
-		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
-		".dyn = %u, .psize = %u };\n", dyn, psize);
-	emit_scratch(entry, "1", 0, out);
+	sb_adds(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n\tunsigned y, z, ex;\n");
+	emit_lone_warp(dyn, psize, out);
+	sb_addf(&sizes, "1 * sizeof(struct ag_sv%u)", entry);
+	emit_scratch(1, sizes.buf, out);
+	sb_free(&sizes);
 	sb_addf(out, "\tstruct ag_sv%u *const S = (struct ag_sv%u *)ag_mem;\n\n", entry, entry);
 	sb_adds(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n");
@@ -605,21 +608,19 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
 			      struct strbuf *out)
 {
+	struct strbuf sizes = STRBUF_INIT;
+
 	emit_block_start("ag_k", entry, psize, copy, 0, 0, out);
 	sb_addf(out, "\tconst uint32_t nx = d.ntid[0], ngx = (nx + AG_G - 1) / AG_G;\n"
 		"\tconst unsigned nq = ngx * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned ng = (nq + AG_PARTS%u - 1) / AG_PARTS%u;\n"
-		"\tunsigned g, more;\n"
-		"\tstruct ag_warp w = { .b = b, .nw = (d.ntid[0] * d.ntid[1] * d.ntid[2] + 31) / 32, "
-		".dyn = %u, .psize = %u };\n"
-		"\tconst size_t ag_size[3] = { ng * sizeof(struct ag_gs%u), ng * sizeof(unsigned),\n"
-		"\t\t3 * AG_PARTS%u * ng * sizeof(uint32_t) };\n"
-		"\tsize_t ag_at[3];\n"
-		"\tunsigned char *const ag_mem = ag_scratch(b, 3, ag_size, ag_at);\n\n"
-		"\tif (!ag_mem) {\n"
-		"\t\tenv->svc->fault(b, 2, \"out of memory for the block's threads\");\n"
-		"\t\treturn;\n\t}\n"
-		"\tstruct ag_gs%u *const G = (struct ag_gs%u *)ag_mem;\n"
+		"\tunsigned g, more;\n", entry, entry);
+	emit_lone_warp(dyn, psize, out);
+	sb_addf(&sizes, "ng * sizeof(struct ag_gs%u), ng * sizeof(unsigned),\n"
+		"\t\t3 * AG_PARTS%u * ng * sizeof(uint32_t)", entry, entry);
+	emit_scratch(3, sizes.buf, out);
+	sb_free(&sizes);
+	sb_addf(out, "\tstruct ag_gs%u *const G = (struct ag_gs%u *)ag_mem;\n"
 		"\tunsigned *const at = (unsigned *)(ag_mem + ag_at[1]);\n"
 		"\tuint32_t *const px = (uint32_t *)(ag_mem + ag_at[2]), *const py = px + AG_PARTS%u * ng,\n"
 		"\t\t*const pz = py + AG_PARTS%u * ng;\n\n"
@@ -639,8 +640,7 @@ static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int 
 		"\t\t\tmore |= at[g] != ~0u;\n"
 		"\t\t}\n"
 		"\t} while (more && !b->error);\n}\n\n",
-		entry, entry, dyn, psize, entry, entry, entry, entry, entry, entry, entry, entry,
-		entry, entry);
+		entry, entry, entry, entry, entry, entry, entry, entry);
 }
 
 /*
@@ -687,6 +687,7 @@ static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t 
 		       uint32_t nresume, struct strbuf *out)
 {
 	int phases = nresume <= PHASES_MAX;
+	struct strbuf sizes = STRBUF_INIT;
 
 	emit_block_start(name, entry, psize, copy, 0, 0, out);
 	sb_addf(out, "\tconst unsigned nt = d.ntid[0] * d.ntid[1] * d.ntid[2];\n"
@@ -694,7 +695,10 @@ static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t 
 		"\tunsigned k, more;\n%s",
 		phases ? "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
 			 "\tunsigned y, z, at = 0, together = 1;\n" : "");
-	emit_scratch(entry, "nt", 1, out);
+	sb_addf(&sizes, "nt * sizeof(struct ag_sv%u), nt * sizeof(unsigned), nw * sizeof(struct ag_warp),\n"
+		"\t\t(size_t)AG_COLS%u * 8 * nt + 8", entry, entry);
+	emit_scratch(4, sizes.buf, out);
+	sb_free(&sizes);
 	sb_addf(out, "\tstruct ag_sv%u *const S = (struct ag_sv%u *)ag_mem;\n"
 		"\tunsigned *const pc = (unsigned *)(ag_mem + ag_at[1]);\n"
 		"\tstruct ag_warp *const ws = (struct ag_warp *)(ag_mem + ag_at[2]);\n"
