@@ -611,7 +611,7 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 	int bra = !strcmp(in->opcode, "bra");
 
 	tr_group_close(t);
-	if (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier"))
+	if (tr_is_barrier(in))
 		return group_barrier(t, in);
 	grp(t)->lanes = 0;
 	grp(t)->ntmp = 0;

@@ -94,8 +94,21 @@ void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s)
 		operand_regs(&in->ops[i], s);
 }
 
-/* The register the instruction surely writes when its guard holds, or
- * NULL. */
+/* The second register that setp p|q and shfl d|p write (each lane's
+ * source found in its segment), or NULL.  shfl writes both in every lane
+ * that runs it. */
+static const char *pair_def(const struct ptx_insn *in)
+{
+	const struct ptx_operand *q = in->nops ? in->ops[0].pair : NULL;
+
+	if (!q || q->kind != PTX_OP_REG || !q->name || q->component || q->pair ||
+	    (strcmp(in->opcode, "setp") && strcmp(in->opcode, "shfl")))
+		return NULL;
+	return q->name;
+}
+
+/* The register the instruction surely writes when its guard holds (the
+ * first of a pair), or NULL. */
 static const char *guarded_def(const struct ptx_insn *in)
 {
 	static const char *const writes[] = {
@@ -104,12 +117,12 @@ static const char *guarded_def(const struct ptx_insn *in)
 		"shl", "shr", "cvt", "cvta", "setp", "set", "selp", "slct", "rcp", "sqrt",
 		"rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "popc", "clz", "brev", "bfe",
 		"bfi", "bfind", "prmt", "shf", "lop3", "copysign", "testp", "addc", "subc",
-		"madc", "sad", "dp4a", "dp2a", "isspacep", "atom",
+		"madc", "sad", "dp4a", "dp2a", "isspacep", "atom", "shfl",
 	};
 	const struct ptx_operand *o = in->nops ? &in->ops[0] : NULL;
 	size_t i;
 
-	if (!o || o->kind != PTX_OP_REG || o->component || o->pair)
+	if (!o || o->kind != PTX_OP_REG || o->component || (o->pair && !pair_def(in)))
 		return NULL;
 	for (i = 0; i < sizeof(writes) / sizeof(writes[0]); i++)
 		if (!strcmp(in->opcode, writes[i]))
@@ -155,11 +168,6 @@ int tr_redeclared(const struct ptx_func *fn)
 	return dup;
 }
 
-static int is_barrier(const struct ptx_insn *in)
-{
-	return !strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier");
-}
-
 /* The function's instructions as a graph (flow.c), and one bit set per
  * instruction of what it reads (use), writes (def) and has live on entry
  * (in) and exit (out), words 64-bit words each. */
@@ -202,9 +210,10 @@ static int covered(const struct tr_flow *g, const uint8_t *entered, uint32_t i, 
 		const struct ptx_insn *w = g->ins[k];
 		const char *d = guarded_def(w);
 
-		if (is_barrier(w) || tr_writes(w, x->guard))
+		if (tr_is_barrier(w) || tr_writes(w, x->guard))
 			return 0;
-		if (same_guard(w, x) && d && !strcmp(d, reg))
+		if (same_guard(w, x) && d && (!strcmp(d, reg) || (pair_def(w) &&
+							   !strcmp(pair_def(w), reg))))
 			return 1;
 	}
 	return 0;
@@ -220,15 +229,16 @@ static void flow_sets(const struct tr_live *lv, struct flow *f)
 			entered[f->g.jump[i]] = 1;
 	for (uint32_t i = 0; i < f->g.n; i++) {
 		const struct ptx_insn *x = f->g.ins[i];
-		const char *d = insn_def(x), *gd = guarded_def(x);
+		const char *d = insn_def(x), *gd = guarded_def(x), *pd = gd ? pair_def(x) : NULL;
+		uint32_t first = x->guard ? 1u : 0u;
 		struct tr_names m = { 0 };
 
-		/* m.v[0] is the guard, if any, then the written register: a
+		/* m.v[0] is the guard, if any, then the written registers: a
 		 * guarded write keeps the old value where its guard fails,
 		 * but does not read it */
 		tr_insn_regs(x, &m);
 		for (uint32_t j = 0; j < m.n; j++) {
-			if (gd && j == (x->guard ? 1u : 0u))
+			if (gd && (j == first || (pd && j == first + 1)))
 				continue;
 			if (x->guard && strcmp(m.v[j], x->guard) && covered(&f->g, entered, i, m.v[j]))
 				continue;
@@ -236,6 +246,8 @@ static void flow_sets(const struct tr_live *lv, struct flow *f)
 		}
 		if (d)
 			set_bit(flow_set(f, f->def, i), names_find(lv, d));
+		if (d && pd)
+			set_bit(flow_set(f, f->def, i), names_find(lv, pd));
 		free(m.v);
 	}
 	free(entered);
@@ -298,7 +310,7 @@ struct tr_live *tr_live_scan(const struct ptx_func *fn)
 	lv->out = f.out;
 	lv->bar = xcalloc(f.g.n + 1, sizeof(*lv->bar));
 	for (i = 0; i < f.g.n; i++)
-		if (is_barrier(f.g.ins[i]))
+		if (tr_is_barrier(f.g.ins[i]))
 			lv->bar[lv->nbar++] = i;
 	f.g.ins = NULL;
 	tr_flow_free(&f.g);

@@ -354,7 +354,7 @@ static int runnable(const struct ptx_insn *in)
 	    !strcmp(in->opcode, "madc"))
 		return 0;
 	/* a group waits at a barrier whole */
-	if (in->guard && (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier")))
+	if (in->guard && tr_is_barrier(in))
 		return 0;
 	return tr_arith_emitter(in->opcode) || tr_cvt_emitter(in->opcode) ||
 		tr_in_list(mem, sizeof(mem) / sizeof(mem[0]), in->opcode) ||
@@ -436,7 +436,7 @@ static uint8_t *find_dirty(const struct tr_flow *f)
 	int changed = 1, barriers = 0;
 
 	for (i = 0; i < f->n; i++)
-		barriers |= !strcmp(f->ins[i]->opcode, "bar") || !strcmp(f->ins[i]->opcode, "barrier");
+		barriers |= tr_is_barrier(f->ins[i]);
 	while (changed) {
 		changed = 0;
 		for (i = 0; i < f->n; i++) {
@@ -504,7 +504,7 @@ static uint32_t count_parts(struct tr_shape *s, const struct tr_flow *f)
 	int changed = 1;
 
 	for (i = 0; i < f->n; i++)
-		if (!strcmp(f->ins[i]->opcode, "bar") || !strcmp(f->ins[i]->opcode, "barrier"))
+		if (tr_is_barrier(f->ins[i]))
 			return 1;
 	while (changed) {
 		changed = 0;

@@ -88,7 +88,7 @@ static void note_insn(const struct tr *t, const struct ptx_insn *in, int entry,
 
 	if (tr_in_list(warp_ops, sizeof(warp_ops) / sizeof(warp_ops[0]), in->opcode))
 		u->lockstep = 1;
-	if (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier")) {
+	if (tr_is_barrier(in)) {
 		u->lockstep |= !entry || !plain_barrier(in);
 		u->barrier = 1;
 	}

@@ -191,6 +191,12 @@ static inline int tr_writes_memory(const struct ptx_insn *in)
 		!strcmp(in->opcode, "red");
 }
 
+/* Whether in is a block barrier of any spelling (bar, barrier). */
+static inline int tr_is_barrier(const struct ptx_insn *in)
+{
+	return !strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier");
+}
+
 /* ifconv.c: a copy of m whose short branches over lane-local
  * instructions are guards on them instead, or NULL when it has none */
 const struct ptx_module *tr_ifconv(const struct ptx_module *m);
