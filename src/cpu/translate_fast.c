@@ -751,6 +751,21 @@ int tr_lockstep_wide(const struct tr *t, uint32_t entry)
 	return u.loop_math;
 }
 
+/* Whether a kernel that runs in lockstep may run a row of blocks a call
+ * (AG_KF_ROWS, ag_block_run): a grid-stride loop (it reads %nctaid and
+ * branches back) whose blocks share nothing, neither barriers nor shared
+ * memory. */
+int tr_lockstep_rows(const struct tr *t, uint32_t entry, const uint8_t *seen)
+{
+	struct reach_use u = { 0 };
+	uint32_t f;
+
+	for (f = 0; f < t->m->nfuncs; f++)
+		if (seen[f])
+			note_func(t, f, f == entry, &u);
+	return u.grid_size && u.loop && !u.barrier && !u.shared;
+}
+
 /* Floating-point instructions per load or store past which a kernel's
  * thread loop is bound by arithmetic, not memory: then vectors twice as
  * wide pay (Black-Scholes, 13 per access: 44 -> 28 ms one thread with

@@ -243,12 +243,13 @@ int tr_branch_target(struct tr *t, const struct ptx_insn *in, uint32_t *to)
  * the scheduler, which would pick the same block for all lanes.  Testing
  * m, which is in registers, rather than the lanes' pcs just stored one by
  * one, spares the wait for those stores.  Back to an earlier block (a
- * loop's next turn) it does so AG_TURNS - 1 times in AG_TURNS, then lets
- * the block's other warps take their turns: the warps of a block stay
- * close, as on a GPU, and read the same tile or neighbouring lines while
- * they are in the cache (one warp running its whole loop first made a
- * naive SGEMM 40% slower; yielding at every turn cost grid-stride loops a
- * fifth of their time).
+ * loop's next turn) it does so AG_TURNS - 1 times in AG_TURNS (ag_turn),
+ * then lets the block's other warps take their turns: the warps of a
+ * block stay close, as on a GPU, and read the same tile or neighbouring
+ * lines while they are in the cache (one warp running its whole loop
+ * first made a naive SGEMM 40% slower; yielding at every turn cost
+ * grid-stride loops a fifth of their time).  Blocks run together
+ * (ag_block_run) yield every AG_TURNS_ROWS turns.
  */
 static void emit_whole_jump(struct tr *t, const char *cond, uint32_t to)
 {
@@ -257,13 +258,13 @@ static void emit_whole_jump(struct tr *t, const char *cond, uint32_t to)
 	/* a loop of one block: the forms its accesses found stay (steady.c)
 	 * when the registers they assume uniform were */
 	if (to == t->bb && t->steady) {
-		sb_addf(&t->code, "\t\tif (%sag_all(m)) {\n\t\t\tif (++w->turns %% AG_TURNS) {\n"
+		sb_addf(&t->code, "\t\tif (%sag_all(m)) {\n\t\t\tif (ag_turn(w)) {\n"
 			"\t\t\t\tag_keep = ag_steady;\n\t\t\t\tgoto ag_k%u;\n\t\t\t}\n"
 			"\t\t\tw->kept = ag_steady ? %u : 0;\n\t\t}\n", cond, to, to + 1);
 		return;
 	}
 	if (to <= t->bb) {
-		sb_addf(&t->code, "\t\tif (%sag_all(m) && ++w->turns %% AG_TURNS)\n"
+		sb_addf(&t->code, "\t\tif (%sag_all(m) && ag_turn(w))\n"
 			"\t\t\tgoto ag_b%u;\n", cond, to);
 		return;
 	}

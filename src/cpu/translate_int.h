@@ -310,11 +310,14 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
  * it reaches) and returns 1, TR_FAST_ROWS when its block function runs a
  * row of blocks in one call (AG_KF_ROWS), or 0 when the kernel needs
  * lockstep;
+ * tr_lockstep_rows: whether a lockstep kernel's call may run a row of
+ * blocks together (a grid-stride loop sharing nothing between blocks);
  * tr_lockstep_wide: whether a kernel's lockstep run function asks for the
  * widest vectors. */
 #define TR_FAST_ROWS 2
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out);
+int tr_lockstep_rows(const struct tr *t, uint32_t entry, const uint8_t *seen);
 int tr_lockstep_wide(const struct tr *t, uint32_t entry);
 void tr_fast_locals(struct tr *t, struct tr_sym *s);
 
