@@ -12,7 +12,8 @@
  * instructions, on PTX register names.  It may only err on the side of
  * more registers: every register an instruction mentions counts as read,
  * and only an unguarded instruction of a kind that surely writes its first
- * operand (plain arithmetic, moves, loads) counts as writing it.  It gives
+ * operand (plain arithmetic, moves, loads, shuffles; both registers of
+ * setp p|q and shfl d|p) counts as writing it.  It gives
  * up (NULL: keep everything) on what it cannot follow: indexed branches,
  * and a register name declared twice in nested scopes, where one name
  * would stand for two variables.
