@@ -425,23 +425,100 @@ static int fixed_point(struct tr_shape *s, const struct tr_consts *cs, const str
 	return 0;
 }
 
-/* dirty[i]: a store or atomic may have run before instruction i.  In a
- * kernel with barriers, where the whole block starts again, only one to
- * memory other than shared memory counts: the block's shared memory
- * starts undefined, and it writes what it reads after a barrier again. */
-static uint8_t *find_dirty(const struct tr_flow *f)
+/* Whether in writes memory that a block run again from its start would
+ * find written: shared memory aside in a kernel with barriers (the
+ * block's shared memory starts undefined, and what it reads after a
+ * barrier it writes again). */
+static int writes_kept(const struct ptx_insn *in, int barriers)
 {
-	uint8_t *dirty = xcalloc(f->n + 1, 1);
+	return tr_writes_memory(in) && !(barriers && tr_has(in, ".shared"));
+}
+
+/* Marks what the block's first round reaches (from the kernel's start,
+ * up to the barriers), and returns whether any of it writes kept memory. */
+static int first_round(const struct tr_flow *f, uint8_t *first)
+{
 	uint32_t i, k;
-	int changed = 1, barriers = 0;
+	int changed = 1, writes = 0;
+
+	first[0] = f->n > 0;
+	while (changed) {
+		changed = 0;
+		for (i = 0; i < f->n; i++) {
+			uint32_t to[2] = { f->next[i], f->jump[i] };
+
+			if (!first[i] || tr_is_barrier(f->ins[i]))
+				continue;
+			writes |= writes_kept(f->ins[i], 1);
+			for (k = 0; k < 2; k++)
+				if (to[k] < f->n && !first[to[k]])
+					first[to[k]] = changed = 1;
+		}
+	}
+	return writes;
+}
+
+/* ahead[i]: a write to kept memory may follow instruction i before the
+ * next barrier. */
+static void writes_ahead(const struct tr_flow *f, uint8_t *ahead)
+{
+	uint32_t i, k;
+	int changed = 1;
+
+	while (changed) {
+		changed = 0;
+		for (i = f->n; i-- > 0;) {
+			uint32_t to[2] = { f->next[i], f->jump[i] };
+			uint8_t v = (uint8_t)writes_kept(f->ins[i], 1);
+
+			for (k = 0; k < 2 && !v && !tr_is_barrier(f->ins[i]); k++)
+				v = to[k] < f->n && ahead[to[k]];
+			if (v != ahead[i]) {
+				ahead[i] = v;
+				changed = 1;
+			}
+		}
+	}
+}
+
+/* Whether a conditional branch of the kernel is on a predicate made from
+ * %tid.y or %tid.z (mark_rows): rows of a block may take different
+ * paths. */
+static int row_branch(const struct tr_shape *s, const struct tr_flow *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->ins[i]->opcode, "bra") && f->ins[i]->guard &&
+		    find(s, f->ins[i]->guard) && find(s, f->ins[i]->guard)->row)
+			return 1;
+	return 0;
+}
+
+/*
+ * dirty[i]: a group whose lanes cross the wrap at a widening at
+ * instruction i could not run again from its start.  Without barriers its
+ * threads run again one at a time: dirty when a store or atomic may have
+ * run before i.  With barriers the whole block runs again, and the other
+ * groups may have gone further: dirty also when such a write may follow i
+ * before the next barrier (another group of the round went past i and
+ * wrote); and when rows may take different paths, where a row's write
+ * need not come before i in the other's, only a widening in the block's
+ * first round is clean, if that round writes nothing.  Shared memory
+ * aside (writes_kept).
+ */
+static uint8_t *find_dirty(const struct tr_shape *s, const struct tr_flow *f)
+{
+	uint8_t *dirty = xcalloc(f->n + 1, 1), *more;
+	uint32_t i, k;
+	int changed = 1, barriers = 0, writes;
 
 	for (i = 0; i < f->n; i++)
 		barriers |= tr_is_barrier(f->ins[i]);
 	while (changed) {
 		changed = 0;
 		for (i = 0; i < f->n; i++) {
-			uint8_t out = dirty[i] || (tr_writes_memory(f->ins[i]) &&
-						   !(barriers && tr_has(f->ins[i], ".shared")));
+			uint8_t out = dirty[i] || writes_kept(f->ins[i], barriers);
 			uint32_t to[2] = { f->next[i], f->jump[i] };
 
 			for (k = 0; k < 2; k++)
@@ -449,6 +526,19 @@ static uint8_t *find_dirty(const struct tr_flow *f)
 					dirty[to[k]] = changed = 1;
 		}
 	}
+	if (!barriers)
+		return dirty;
+	more = xcalloc(f->n + 1, 1);
+	if (row_branch(s, f)) {
+		writes = first_round(f, more);
+		for (i = 0; i < f->n; i++)
+			dirty[i] |= writes || !more[i];
+	} else {
+		writes_ahead(f, more);
+		for (i = 0; i < f->n; i++)
+			dirty[i] |= more[i];
+	}
+	free(more);
 	return dirty;
 }
 
@@ -497,15 +587,29 @@ static int row_operand(const struct tr_shape *s, const struct ptx_operand *o)
  * tiled SGEMM 1.5 to 2 times slower and n-body 3 times, measured side by
  * side (one thread: 44-72 ms against 27-35, 69-75 against 23-27).
  */
-static uint32_t count_parts(struct tr_shape *s, const struct tr_flow *f)
+static uint32_t count_parts(const struct tr_shape *s, const struct tr_flow *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (tr_is_barrier(f->ins[i]))
+			return 1;
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->ins[i]->opcode, "bra") && f->ins[i]->guard &&
+		    find(s, f->ins[i]->guard) && find(s, f->ins[i]->guard)->row &&
+		    find(s, f->ins[i]->guard)->k != TR_SHAPE_V)
+			return 1;
+	return 2;
+}
+
+/* The registers made, through any instruction, from %tid.y or %tid.z:
+ * rows of the block may hold different values in them. */
+static void mark_rows(struct tr_shape *s, const struct tr_flow *f)
 {
 	const char *d[TR_MAX_DESTS];
 	uint32_t i, j, k, nd;
 	int changed = 1;
 
-	for (i = 0; i < f->n; i++)
-		if (tr_is_barrier(f->ins[i]))
-			return 1;
 	while (changed) {
 		changed = 0;
 		for (i = 0; i < f->n; i++) {
@@ -520,12 +624,6 @@ static uint32_t count_parts(struct tr_shape *s, const struct tr_flow *f)
 					find(s, d[k])->row = changed = 1;
 		}
 	}
-	for (i = 0; i < f->n; i++)
-		if (!strcmp(f->ins[i]->opcode, "bra") && f->ins[i]->guard &&
-		    find(s, f->ins[i]->guard) && find(s, f->ins[i]->guard)->row &&
-		    find(s, f->ins[i]->guard)->k != TR_SHAPE_V)
-			return 1;
-	return 2;
 }
 
 struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *cs)
@@ -549,7 +647,8 @@ struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts
 		s->v[i] = (struct shape_reg){ .name = names[i],
 					      .bits = int_bits(decl_type(fn, names[i])) };
 	free(names);
-	dirty = find_dirty(&f);
+	mark_rows(s, &f);
+	dirty = find_dirty(s, &f);
 	if (fixed_point(s, cs, &f, dirty) || !qualifies(s, &f)) {
 		tr_shape_free(s);
 		s = NULL;
