@@ -428,6 +428,9 @@ static int emit_setp(struct tr *t, const struct ptx_insn *in)
 	sb_addf(&r, bop ? "(c_ %s %s)" : "c_", bop, src[2].buf);
 	if (tr_dst(t, in, &in->ops[0], PTX_T_PRED, r.buf))
 		goto out;
+	/* the block's branch counts its lanes (translate_func.c) */
+	if (t->counted && !in->guard && !strcmp(in->ops[0].name, t->counted))
+		sb_addf(&t->code, "\t\t\tag_cnt += %s;\n", r.buf);
 	if (in->ops[0].pair) {
 		sb_reset(&r);
 		sb_addf(&r, bop ? "(!c_ %s %s)" : "!c_", bop, src[2].buf);

@@ -316,11 +316,18 @@ static int emit_branch(struct tr *t, const struct ptx_insn *in)
 	/* how many of the 32 lanes branch: all or none keeps the warp whole;
 	 * on a uniform predicate a whole warp's lane 0 tells */
 	uniform = tr_uniform_reg(t->uniform, in->guard);
-	sb_adds(&t->code, uniform ? "\t\t{\n\t\tunsigned ag_n;\n\t\tl = 0;\n\t\tag_n = (" :
-		"\t\t{\n\t\tunsigned ag_n = 0;\n\t\tfor (l = 0; l < 32; l++) ag_n += (");
-	if (tr_guard(t, in, &t->code))
-		return -1;
-	sb_adds(&t->code, uniform ? ") ? 32 : 0;\n" : ") != 0;\n");
+	if (t->counted && !strcmp(t->counted, in->guard)) {
+		/* all or none decide only for a whole warp, whose setp
+		 * counted all 32 lanes */
+		sb_addf(&t->code, "\t\t{\n\t\tconst unsigned ag_n = %sag_cnt;\n",
+			in->guard_neg ? "32 - " : "");
+	} else {
+		sb_adds(&t->code, uniform ? "\t\t{\n\t\tunsigned ag_n;\n\t\tl = 0;\n\t\tag_n = (" :
+			"\t\t{\n\t\tunsigned ag_n = 0;\n\t\tfor (l = 0; l < 32; l++) ag_n += (");
+		if (tr_guard(t, in, &t->code))
+			return -1;
+		sb_adds(&t->code, uniform ? ") ? 32 : 0;\n" : ") != 0;\n");
+	}
 	emit_whole_jump(t, "ag_n == 32 && ", to);
 	if (loop && emit_branch_pcs(t, in, to))
 		return -1;
@@ -886,6 +893,41 @@ static void block_label(struct tr *t, uint32_t n)
  * nothing but the warp itself changes its registers meanwhile, and the
  * first block it runs is that one (a device function's loop: at once).
  */
+/*
+ * The predicate of the conditional branch that ends a block of n
+ * instructions, when the block's one write of it is an unguarded setp,
+ * nothing else in the block reads it, and it may differ between lanes:
+ * the setp then counts the lanes where it holds as it writes them
+ * (ag_cnt), and the branch takes the count from there instead of counting
+ * the stored bytes again (reduce 9.1-9.6 -> 8.6-9.1 ms, the histogram
+ * 35.6-36.1 -> 33.1-33.4, saxpy 12.8-13.7 -> 11.6-12.5, one thread, six
+ * processes each).  Read by nothing else, the setp feeds no address, and
+ * a run computes it once per lane.
+ */
+static const char *counted_predicate(const struct tr *t, const struct ptx_insn *const *ins,
+				     uint32_t n)
+{
+	const struct ptx_insn *last = n ? ins[n - 1] : NULL, *w = NULL;
+	uint32_t j;
+
+	if (!last || strcmp(last->opcode, "bra") || !last->guard ||
+	    tr_uniform_reg(t->uniform, last->guard))
+		return NULL;
+	for (j = 0; j + 1 < n; j++) {
+		if (tr_writes(ins[j], last->guard)) {
+			if (w)
+				return NULL;
+			w = ins[j];
+		} else if (tr_mentions(ins[j], last->guard, 0)) {
+			return NULL;
+		}
+	}
+	if (!w || w->guard || strcmp(w->opcode, "setp") || w->ops[0].kind != PTX_OP_REG ||
+	    w->ops[0].component || strcmp(w->ops[0].name, last->guard))
+		return NULL;
+	return last->guard;
+}
+
 static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 {
 	const struct ptx_func *f = t->fn;
@@ -895,6 +937,7 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 	block_label(t, t->bb);
 	tr_steady_free(t->steady);
 	t->steady = NULL;
+	t->counted = NULL;
 	if (t->scalar)
 		return;
 	for (j = i; j < f->nbody && bb[j] == t->bb; j++)
@@ -904,13 +947,18 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 		if (f->body[j].kind == PTX_STMT_INSN)
 			ins[n++] = &f->body[j].u.insn;
 	t->steady = tr_steady_scan(t, ins, n);
+	t->counted = counted_predicate(t, ins, n);
 	free(ins);
-	if (!t->steady)
-		return;
-	if (!t->vars.len)
-		sb_adds(&t->vars, "\tint ag_keep = 0, ag_steady = 0;\n");
-	sb_addf(&t->code, "\t\tag_keep = w->kept == %u;\n\t\tw->kept = 0;\n"
-		"\t\tag_steady = 1;\n\tag_k%u:;\n", t->bb + 1, t->bb);
+	if (t->counted && !strstr(t->vars.buf ? t->vars.buf : "", "ag_cnt"))
+		sb_adds(&t->vars, "\tunsigned ag_cnt = 0;\n");
+	if (t->steady) {
+		if (!strstr(t->vars.buf ? t->vars.buf : "", "ag_keep"))
+			sb_adds(&t->vars, "\tint ag_keep = 0, ag_steady = 0;\n");
+		sb_addf(&t->code, "\t\tag_keep = w->kept == %u;\n\t\tw->kept = 0;\n"
+			"\t\tag_steady = 1;\n\tag_k%u:;\n", t->bb + 1, t->bb);
+	}
+	if (t->counted)
+		sb_adds(&t->code, "\t\tag_cnt = 0;\n");
 }
 
 /* Pass 2: declarations and blocks, in order. */
