@@ -655,13 +655,18 @@ static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int 
  * threads, like the block function of a kernel without barriers, which the
  * C compiler may turn into vector code, a thread per lane, now that where
  * each thread starts is a constant (the thread body is inlined with it).
- * Threads between two barriers may run in any order: ivdep.
+ * Threads between two barriers may run in any order: ivdep.  Where the
+ * threads stopped is gathered as they stop (all alike when the and and
+ * the or of their stops agree; someone runs on unless every stop is
+ * ~0u), not read back from pc[] after the round (transpose, one thread,
+ * twelve processes a side: medians 54.2-54.3 -> 53.1-53.6 ms).
  */
 static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
 {
 	uint32_t k;
 
-	sb_adds(out, "\t\tif (together) {\n\t\t\tswitch (at) {\n");
+	sb_adds(out, "\t\tif (together) {\n\t\t\tunsigned e_and = ~0u, e_or = 0;\n\n"
+		"\t\t\tswitch (at) {\n");
 	for (k = 0; k <= nresume; k++)
 		sb_addf(out, "\t\t\tcase %u:\n"
 			"\t\t\t\tfor (z = 0; z < d.ntid[2]; z++)\n"
@@ -674,8 +679,10 @@ static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
 			"\t\t\t\t\t\t\tag_t%u(&ws[t / 32], t %% 32, NULL, &e, &S[t], prm, &d, "
 			"x, y, z, b, sh, A, nt, t);\n"
 			"\t\t\t\t\t\t\tpc[t] = e;\n"
+			"\t\t\t\t\t\t\te_and &= e;\n\t\t\t\t\t\t\te_or |= e;\n"
 			"\t\t\t\t\t\t}\n\t\t\t\t\t}\n\t\t\t\tbreak;\n", k, k, entry);
-	sb_adds(out, "\t\t\t}\n\t\t} else\n");
+	sb_adds(out, "\t\t\t}\n\t\t\tat = e_and;\n\t\t\ttogether = e_and == e_or;\n"
+		"\t\t\tmore = e_and != ~0u;\n\t\t} else {\n");
 }
 
 /* The block function of a kernel with barriers: each warp's thread
@@ -722,10 +729,10 @@ static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t 
 		"\t\t/* who still runs, and whether all wait at one barrier */\n"
 		"\t\tmore = 0;\n%s"
 		"\t\tfor (k = 0; k < nt; k++) {\n"
-		"\t\t\tmore |= pc[k] != ~0u;\n%s\t\t}\n"
+		"\t\t\tmore |= pc[k] != ~0u;\n%s\t\t}\n%s"
 		"\t} while (more && !b->error);\n}\n\n",
 		entry, phases ? "\t\tat = pc[0];\n\t\ttogether = 1;\n" : "",
-		phases ? "\t\t\ttogether &= pc[k] == at;\n" : "");
+		phases ? "\t\t\ttogether &= pc[k] == at;\n" : "", phases ? "\t\t}\n" : "");
 }
 
 /*
