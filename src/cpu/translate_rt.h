@@ -714,6 +714,8 @@ static void ag_block_group(struct ag_block *b, unsigned c0, unsigned nb, size_t 
 	for (i = 0; ok && i < all; i++) {
 		struct ag_lanes *ln = (struct ag_lanes *)(fr + i * frame_size);
 		unsigned id = i % nw;
+		uint32_t exited = 0;    /* a local: the byte stores below may
+					 * alias ws[i] for the compiler */
 
 		ws[i].b = &bs[i / nw];
 		ws[i].bar = &bar;
@@ -730,8 +732,9 @@ static void ag_block_group(struct ag_block *b, unsigned c0, unsigned nb, size_t 
 			t = id * 32 + l;
 			ln->pc[l] = 0;
 			ln->st[l] = t < nt ? AG_RUN : AG_EXIT;
-			ws[i].exited |= t < nt ? 0 : 1u << l;
+			exited |= t < nt ? 0 : 1u << l;
 		}
+		ws[i].exited = exited;
 		if (co && ag_co_start(&ws[i], &cos[i], run, ln))
 			ok = 0;
 	}
