@@ -884,16 +884,6 @@ static void block_label(struct tr *t, uint32_t n)
 }
 
 /*
- * The start of basic block n, whose statements start at body[i].  In the
- * lockstep version a loop of one block gets a second start, ag_kN, which
- * only its back edge jumps to, with ag_keep set when the forms its
- * accesses found on this turn hold on the next (vector.c, steady.c).  A
- * warp that yielded at that back edge (AG_TURNS) comes back to the first
- * start for its next turn, with w->kept saying that they still hold:
- * nothing but the warp itself changes its registers meanwhile, and the
- * first block it runs is that one (a device function's loop: at once).
- */
-/*
  * The predicate of the conditional branch that ends a block of n
  * instructions, when the block's one write of it is an unguarded setp,
  * nothing else in the block reads it, and it may differ between lanes:
@@ -928,6 +918,16 @@ static const char *counted_predicate(const struct tr *t, const struct ptx_insn *
 	return last->guard;
 }
 
+/*
+ * The start of basic block n, whose statements start at body[i].  In the
+ * lockstep version a loop of one block gets a second start, ag_kN, which
+ * only its back edge jumps to, with ag_keep set when the forms its
+ * accesses found on this turn hold on the next (vector.c, steady.c).  A
+ * warp that yielded at that back edge (AG_TURNS) comes back to the first
+ * start for its next turn, with w->kept saying that they still hold:
+ * nothing but the warp itself changes its registers meanwhile, and the
+ * first block it runs is that one (a device function's loop: at once).
+ */
 static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 {
 	const struct ptx_func *f = t->fn;

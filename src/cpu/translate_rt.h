@@ -709,7 +709,7 @@ static void ag_block_group(struct ag_block *b, unsigned c0, unsigned nb, size_t 
 	memset(&bar, 0, sizeof(bar));
 	for (i = 0; i < AG_NBAR; i++)
 		bar.and_[i][0] = 1;
-	bar.ws = ws;
+	bar.ws = ws;            /* one block's: blocks together have no barriers */
 	bar.nw = nw;
 	for (i = 0; ok && i < all; i++) {
 		struct ag_lanes *ln = (struct ag_lanes *)(fr + i * frame_size);
