@@ -482,16 +482,19 @@ static void writes_ahead(const struct tr_flow *f, uint8_t *ahead)
 }
 
 /* Whether a conditional branch of the kernel is on a predicate made from
- * %tid.y or %tid.z (mark_rows): rows of a block may take different
- * paths. */
-static int row_branch(const struct tr_shape *s, const struct tr_flow *f)
+ * %tid.y or %tid.z (mark_rows), and, with uniform, one the shapes found
+ * not to vary: rows of a block may take different paths there. */
+static int row_branch(const struct tr_shape *s, const struct tr_flow *f, int uniform)
 {
 	uint32_t i;
 
-	for (i = 0; i < f->n; i++)
-		if (!strcmp(f->ins[i]->opcode, "bra") && f->ins[i]->guard &&
-		    find(s, f->ins[i]->guard) && find(s, f->ins[i]->guard)->row)
+	for (i = 0; i < f->n; i++) {
+		const struct shape_reg *p = f->ins[i]->guard ? find(s, f->ins[i]->guard) : NULL;
+
+		if (!strcmp(f->ins[i]->opcode, "bra") && p && p->row &&
+		    (!uniform || p->k != TR_SHAPE_V))
 			return 1;
+	}
 	return 0;
 }
 
@@ -529,7 +532,7 @@ static uint8_t *find_dirty(const struct tr_shape *s, const struct tr_flow *f)
 	if (!barriers)
 		return dirty;
 	more = xcalloc(f->n + 1, 1);
-	if (row_branch(s, f)) {
+	if (row_branch(s, f, 0)) {
 		writes = first_round(f, more);
 		for (i = 0; i < f->n; i++)
 			dirty[i] |= writes || !more[i];
@@ -594,12 +597,7 @@ static uint32_t count_parts(const struct tr_shape *s, const struct tr_flow *f)
 	for (i = 0; i < f->n; i++)
 		if (tr_is_barrier(f->ins[i]))
 			return 1;
-	for (i = 0; i < f->n; i++)
-		if (!strcmp(f->ins[i]->opcode, "bra") && f->ins[i]->guard &&
-		    find(s, f->ins[i]->guard) && find(s, f->ins[i]->guard)->row &&
-		    find(s, f->ins[i]->guard)->k != TR_SHAPE_V)
-			return 1;
-	return 2;
+	return row_branch(s, f, 1) ? 1 : 2;
 }
 
 /* The registers made, through any instruction, from %tid.y or %tid.z:
