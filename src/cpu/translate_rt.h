@@ -1658,61 +1658,53 @@ AG_SH_RMW(ag_sh_exch_u32, uint32_t, v)
 AG_SH_RMW(ag_sh_exch_u64, uint64_t, v)
 
 /* shfl.sync: the source lane of lane for mode 0 up, 1 down, 2 bfly,
- * 3 idx; *ok says whether it lies inside the segment c describes. */
-AG_INLINE unsigned ag_shfl_src(int mode, unsigned lane, uint32_t b, uint32_t c, uint8_t *ok)
+ * 3 idx; *ok says whether it lies inside the segment c describes.  In
+ * int: over a loop's lanes the compiler then sees lane - b as affine. */
+AG_INLINE int ag_shfl_src(int mode, int lane, uint32_t b, uint32_t c, uint8_t *ok)
 {
-	uint32_t bv = b & 31, cv = c & 31, seg = (c >> 8) & 31;
-	uint32_t maxl = (lane & seg) | (cv & ~seg), minl = lane & seg;
+	int bv = (int)(b & 31), cv = (int)(c & 31), seg = (int)((c >> 8) & 31);
+	int maxl = (lane & seg) | (cv & ~seg), minl = lane & seg;
 	int j;
 
 	switch (mode) {
 	case 0:
-		j = (int)lane - (int)bv;
-		*ok = j >= (int)maxl;
+		j = lane - bv;
+		*ok = j >= maxl;
 		break;
 	case 1:
-		j = (int)(lane + bv);
-		*ok = j <= (int)maxl;
+		j = lane + bv;
+		*ok = j <= maxl;
 		break;
 	case 2:
-		j = (int)(lane ^ bv);
-		*ok = j <= (int)maxl;
+		j = lane ^ bv;
+		*ok = j <= maxl;
 		break;
 	default:
-		j = (int)(minl | (bv & ~seg));
-		*ok = j <= (int)maxl;
+		j = minl | (bv & ~seg);
+		*ok = j <= maxl;
 		break;
 	}
-	return *ok ? (unsigned)j : lane;
+	return *ok ? j : lane;
 }
 
-/* shfl.sync for a whole warp whose lanes all give the same b and c: each
- * lane's result (d) and whether its source lane lies in its segment (ok),
- * from the lanes' values sv.  The sources of up and down are the lanes
- * shifted by b, read from a copy with room on both sides, so that the
- * compiler sees two vector loads and a blend instead of a gather. */
-AG_INLINE void ag_shfl_warp(int mode, const uint32_t *sv, uint32_t b, uint32_t c, uint32_t *d,
-			    uint32_t *ok)
+/* shfl.sync for a whole warp whose lanes all give the same b and c: lane's
+ * result, from the lanes' values at pad[32 .. 63].  The sources of up and
+ * down are the lanes shifted by b, read with room on both sides (the side
+ * they read past cleared, lanes without a source discard it), so that
+ * over the warp's lanes the compiler sees two vector loads and a blend
+ * instead of a gather. */
+AG_INLINE uint32_t ag_shfl_pad(int mode, const uint32_t *pad, int lane, uint32_t b,
+			       uint32_t c, uint8_t *ok)
 {
-	uint32_t pad[96], bv = b & 31;
-	unsigned l;
+	int j = ag_shfl_src(mode, lane, b, c, ok), bv = (int)(b & 31);
+	const uint32_t *at = pad + 32;
+	uint32_t shifted, own;
 
-	/* the vector loads of up and down read past the copy on one side
-	 * each (lanes without a source discard it): clear only that side */
-	memset(mode == 1 ? pad + 64 : pad, 0, 32 * sizeof(*pad));
-	memcpy(pad + 32, sv, 32 * sizeof(*sv));
-	for (l = 0; l < 32; l++) {
-		uint8_t k;
-		unsigned j = ag_shfl_src(mode, l, b, c, &k);
-
-		ok[l] = k;
-		if (mode == 0)
-			d[l] = k ? pad[32 + l - bv] : pad[32 + l];
-		else if (mode == 1)
-			d[l] = k ? pad[32 + l + bv] : pad[32 + l];
-		else
-			d[l] = sv[j];
-	}
+	if (mode > 1)
+		return at[j];
+	shifted = at[lane + (mode == 0 ? -bv : bv)];
+	own = at[lane];
+	return *ok ? shifted : own;
 }
 
 AG_INLINE uint32_t ag_mask_bits(const uint8_t *m)
