@@ -15,40 +15,41 @@ static void uses_warp(struct tr *t)
 	t->fi[t->fidx].flags |= AG_KF_WARP;
 }
 
-/* A lane's results of shfl.sync: the value, and whether its source lane
- * lay in its segment when the instruction has a predicate destination
- * that something reads (nvcc writes one for every __shfl_*_sync; a row
- * of bytes written for nothing cost a warp scan 5%). */
-static int shfl_dst(struct tr *t, const struct ptx_insn *in, const char *value, const char *ok)
+/* Whether shfl.sync's predicate destination is read: nvcc writes one for
+ * every __shfl_*_sync (a row of bytes written for nothing cost a warp
+ * scan 5%). */
+static int shfl_pred_read(const struct tr *t, const struct ptx_insn *in)
 {
 	const struct ptx_operand *p = in->ops[0].pair;
 
+	return p && !(p->kind == PTX_OP_REG && p->name && !tr_read(t->fn, in, p->name));
+}
+
+/* A lane's results of shfl.sync: the value, and whether its source lane
+ * lay in its segment when the instruction's predicate is read. */
+static int shfl_dst(struct tr *t, const struct ptx_insn *in, const char *value, const char *ok)
+{
 	if (tr_dst(t, in, &in->ops[0], PTX_T_B32, value))
 		return -1;
-	if (!p || (p->kind == PTX_OP_REG && p->name && !tr_read(t->fn, in, p->name)))
+	if (!shfl_pred_read(t, in))
 		return 0;
 	sb_adds(&t->code, "\t\t\t");
-	return tr_dst(t, in, p, PTX_T_PRED, ok);
+	return tr_dst(t, in, in->ops[0].pair, PTX_T_PRED, ok);
 }
 
 /* shfl.sync for a whole warp whose lanes give one b and one c (the
- * common case: constants in registers): each lane's result from the
- * padded sources by ag_shfl_pad, written in the same loop (through an
- * array of results and a second loop, and with a copy of the sources
- * into the padding, the scan took 59.4-60.3 ms against 57.1-58.4, one
- * thread); the lanes' loop that follows (emit_shfl) is the else branch.
- * 0, or -1 with t->err. */
+ * common case: constants in registers) by ag_shfl_warp; the lanes' loop
+ * that follows (emit_shfl) is the else branch.  0, or -1 with t->err. */
 static int emit_shfl_warp(struct tr *t, const struct ptx_insn *in, int mode, const char *b,
 			  const char *c)
 {
 	sb_addf(&t->code, "\t\tuint32_t b_, c_, u_ = 0;\n\t\tl = 0;\n\t\tb_ = %s;\n\t\tc_ = %s;\n"
 		"\t\tfor (l = 0; l < 32; l++) u_ |= ((%s) ^ b_) | ((%s) ^ c_);\n"
-		"\t\tif (ag_all(m) && !u_) {\n"
-		"\t\tmemset(sv_ + %d, 0, 32 * sizeof(*sv_));\n"
-		"\t\tfor (l = 0; l < 32; l++) {\n\t\t\tuint8_t k_;\n"
-		"\t\t\tconst uint32_t d_ = ag_shfl_pad(%d, sv_, (int)l, b_, c_, &k_);\n\t\t\t",
-		b, c, b, c, mode == 1 ? 64 : 0, mode);
-	if (shfl_dst(t, in, "d_", "k_"))
+		"\t\tif (ag_all(m) && !u_) {\n\t\tuint32_t d_[32];\n\t\tuint8_t k_[32];\n"
+		"\t\tag_shfl_warp(%d, sv_, b_, c_, d_, %s);\n"
+		"\t\tfor (l = 0; l < 32; l++) {\n\t\t\t", b, c, b, c, mode,
+		shfl_pred_read(t, in) ? "k_" : "NULL");
+	if (shfl_dst(t, in, "d_[l]", "k_[l]"))
 		return -1;
 	sb_adds(&t->code, "\t\t}\n\t\t} else\n");
 	return 0;
@@ -74,17 +75,15 @@ static int emit_shfl(struct tr *t, const struct ptx_insn *in)
 	    tr_src(t, in, &in->ops[3], PTX_T_U32, &c))
 		goto out;
 	uses_warp(t);
-	/* the lanes' sources at sv_[32 .. 63], room on both sides for
-	 * ag_shfl_pad */
-	sb_addf(&t->code, "\t\t{\n\t\tuint32_t sv_[96];\n"
-		"\t\tfor (l = 0; l < 32; l++) sv_[32 + l] = %s;\n", a.buf);
+	sb_addf(&t->code, "\t\t{\n\t\tuint32_t sv_[32];\n"
+		"\t\tfor (l = 0; l < 32; l++) sv_[l] = %s;\n", a.buf);
 	if (!t->scalar && !in->guard && emit_shfl_warp(t, in, mode, b.buf, c.buf))
 		goto out;
 	tr_lanes_begin(t, in);
 	/* ok_ per lane: one shared by the loop's turns keeps it scalar */
 	sb_addf(&t->code, "uint8_t ok_;\n\t\t\tunsigned j_ = ag_shfl_src(%d, l, %s, %s, &ok_);\n"
 		"\t\t\t", mode, b.buf, c.buf);
-	if (shfl_dst(t, in, "sv_[32 + j_]", "ok_"))
+	if (shfl_dst(t, in, "sv_[j_]", "ok_"))
 		goto out;
 	tr_lanes_end(t);
 	sb_adds(&t->code, "\t\t}\n");

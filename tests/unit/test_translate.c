@@ -477,8 +477,8 @@ static void test_shfl_unread_predicate(void **state)
 	run(ptx, "k", 32, o);
 	for (l = 0; l < 32; l++)
 		assert_int_equal(o[l], l ? l - 1 : 0);
-	translates_with(ptx, (const char *const[]){ "ag_shfl_pad(0, ", NULL },
-			(const char *const[]){ "(k_)", "(ok_)", NULL });
+	translates_with(ptx, (const char *const[]){ "ag_shfl_warp(0, sv_, b_, c_, d_, NULL)", NULL },
+			(const char *const[]){ "(k_[l])", "(ok_)", NULL });
 }
 
 /* Registers whose one write is a mov of an immediate are read as that
