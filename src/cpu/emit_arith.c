@@ -429,7 +429,7 @@ static int emit_setp(struct tr *t, const struct ptx_insn *in)
 	if (tr_dst(t, in, &in->ops[0], PTX_T_PRED, r.buf))
 		goto out;
 	/* the block's branch counts its lanes (translate_func.c) */
-	if (t->counted && !in->guard && !strcmp(in->ops[0].name, t->counted))
+	if (in == t->counter)
 		sb_addf(&t->code, "\t\t\tag_cnt += %s;\n", r.buf);
 	if (in->ops[0].pair) {
 		sb_reset(&r);

@@ -195,6 +195,17 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 	}
 }
 
+/* What kernel entry and the functions it reaches (seen) do. */
+static void note_reached(const struct tr *t, uint32_t entry, const uint8_t *seen,
+			 struct reach_use *u)
+{
+	uint32_t f;
+
+	for (f = 0; f < t->m->nfuncs; f++)
+		if (seen[f])
+			note_func(t, f, f == entry, u);
+}
+
 /* A register declaration of the scalar translation: C locals, noted for
  * the barriers that store them into a thread's slot. */
 void tr_fast_locals(struct tr *t, struct tr_sym *s)
@@ -765,11 +776,8 @@ int tr_lockstep_wide(const struct tr *t, uint32_t entry)
 int tr_lockstep_rows(const struct tr *t, uint32_t entry, const uint8_t *seen)
 {
 	struct reach_use u = { 0 };
-	uint32_t f;
 
-	for (f = 0; f < t->m->nfuncs; f++)
-		if (seen[f])
-			note_func(t, f, f == entry, &u);
+	note_reached(t, entry, seen, &u);
 	return u.grid_size && u.loop && !u.barrier && !u.shared;
 }
 
@@ -816,9 +824,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	uint32_t f, psize, nresume;
 	int calls = 0, group, lockstep, rc;
 
-	for (f = 0; f < t->m->nfuncs; f++)
-		if (seen[f])
-			note_func(t, f, f == entry, &u);
+	note_reached(t, entry, seen, &u);
 	/* Volatile accesses next to shared memory are the mark of implicitly
 	 * warp-synchronous code (reductions without __syncwarp).  A loop in a
 	 * kernel that reads the grid's size is most likely a grid-stride loop:

@@ -316,7 +316,7 @@ static int emit_branch(struct tr *t, const struct ptx_insn *in)
 	/* how many of the 32 lanes branch: all or none keeps the warp whole;
 	 * on a uniform predicate a whole warp's lane 0 tells */
 	uniform = tr_uniform_reg(t->uniform, in->guard);
-	if (t->counted && !strcmp(t->counted, in->guard)) {
+	if (t->counter && !strcmp(t->counter->ops[0].name, in->guard)) {
 		/* all or none decide only for a whole warp, whose setp
 		 * counted all 32 lanes */
 		sb_addf(&t->code, "\t\t{\n\t\tconst unsigned ag_n = %sag_cnt;\n",
@@ -884,9 +884,9 @@ static void block_label(struct tr *t, uint32_t n)
 }
 
 /*
- * The predicate of the conditional branch that ends a block of n
- * instructions, when the block's one write of it is an unguarded setp,
- * nothing else in the block reads it, and it may differ between lanes:
+ * The unguarded setp that is the one write, in a block of n instructions,
+ * of the predicate of the conditional branch that ends it, when nothing
+ * else in the block reads the predicate and it may differ between lanes:
  * the setp then counts the lanes where it holds as it writes them
  * (ag_cnt), and the branch takes the count from there instead of counting
  * the stored bytes again (reduce 9.1-9.6 -> 8.6-9.1 ms, the histogram
@@ -894,8 +894,8 @@ static void block_label(struct tr *t, uint32_t n)
  * processes each).  Read by nothing else, the setp feeds no address, and
  * a run computes it once per lane.
  */
-static const char *counted_predicate(const struct tr *t, const struct ptx_insn *const *ins,
-				     uint32_t n)
+static const struct ptx_insn *lane_counter(const struct tr *t, const struct ptx_insn *const *ins,
+					   uint32_t n)
 {
 	const struct ptx_insn *last = n ? ins[n - 1] : NULL, *w = NULL;
 	uint32_t j;
@@ -915,7 +915,7 @@ static const char *counted_predicate(const struct tr *t, const struct ptx_insn *
 	if (!w || w->guard || strcmp(w->opcode, "setp") || w->ops[0].kind != PTX_OP_REG ||
 	    w->ops[0].component || strcmp(w->ops[0].name, last->guard))
 		return NULL;
-	return last->guard;
+	return w;
 }
 
 /*
@@ -937,7 +937,7 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 	block_label(t, t->bb);
 	tr_steady_free(t->steady);
 	t->steady = NULL;
-	t->counted = NULL;
+	t->counter = NULL;
 	if (t->scalar)
 		return;
 	for (j = i; j < f->nbody && bb[j] == t->bb; j++)
@@ -947,9 +947,9 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 		if (f->body[j].kind == PTX_STMT_INSN)
 			ins[n++] = &f->body[j].u.insn;
 	t->steady = tr_steady_scan(t, ins, n);
-	t->counted = counted_predicate(t, ins, n);
+	t->counter = lane_counter(t, ins, n);
 	free(ins);
-	if (t->counted && !strstr(t->vars.buf ? t->vars.buf : "", "ag_cnt"))
+	if (t->counter && !strstr(t->vars.buf ? t->vars.buf : "", "ag_cnt"))
 		sb_adds(&t->vars, "\tunsigned ag_cnt = 0;\n");
 	if (t->steady) {
 		if (!strstr(t->vars.buf ? t->vars.buf : "", "ag_keep"))
@@ -957,7 +957,7 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 		sb_addf(&t->code, "\t\tag_keep = w->kept == %u;\n\t\tw->kept = 0;\n"
 			"\t\tag_steady = 1;\n\tag_k%u:;\n", t->bb + 1, t->bb);
 	}
-	if (t->counted)
+	if (t->counter)
 		sb_adds(&t->code, "\t\tag_cnt = 0;\n");
 }
 

@@ -92,8 +92,9 @@ struct tr {
 					 * registers, or NULL */
 	struct tr_steady *steady;       /* the block being emitted, when it is a
 					 * loop of one block (steady.c), or NULL */
-	const char *counted;    /* the predicate whose lanes the block's setp
-				 * counts for its branch (ag_cnt), or NULL */
+	const struct ptx_insn *counter; /* the block's setp that counts the
+					 * lanes of its branch's predicate
+					 * (ag_cnt), or NULL */
 	struct strbuf vars;     /* the run function's own variables */
 
 	/* the fast path (translate_fast.c): one thread at a time */
