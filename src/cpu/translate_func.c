@@ -949,11 +949,15 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 	t->steady = tr_steady_scan(t, ins, n);
 	t->counter = lane_counter(t, ins, n);
 	free(ins);
-	if (t->counter && !strstr(t->vars.buf ? t->vars.buf : "", "ag_cnt"))
+	if (t->counter && !t->has_cnt) {
 		sb_adds(&t->vars, "\tunsigned ag_cnt = 0;\n");
+		t->has_cnt = 1;
+	}
 	if (t->steady) {
-		if (!strstr(t->vars.buf ? t->vars.buf : "", "ag_keep"))
+		if (!t->has_keep) {
 			sb_adds(&t->vars, "\tint ag_keep = 0, ag_steady = 0;\n");
+			t->has_keep = 1;
+		}
 		sb_addf(&t->code, "\t\tag_keep = w->kept == %u;\n\t\tw->kept = 0;\n"
 			"\t\tag_steady = 1;\n\tag_k%u:;\n", t->bb + 1, t->bb);
 	}
@@ -1103,6 +1107,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	sb_reset(&t->code);
 	sb_reset(&t->locals);
 	sb_reset(&t->vars);
+	t->has_cnt = t->has_keep = 0;
 	t->nregs = 0;
 	t->nresume = 0;
 	declare_params(t);

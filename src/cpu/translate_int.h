@@ -96,6 +96,7 @@ struct tr {
 					 * lanes of its branch's predicate
 					 * (ag_cnt), or NULL */
 	struct strbuf vars;     /* the run function's own variables */
+	int has_cnt, has_keep;  /* vars declares ag_cnt; ag_keep and ag_steady */
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */

@@ -590,7 +590,8 @@ static void ag_block_warps(struct ag_block *b, struct ag_warp *ws, unsigned nw,
 		ran = 0;
 		for (i = 0; i < nw && !b->error; i++)
 			if (!done[i] && !ws[i].b->error) {
-				b->ctaid[0] = ws[i].b->ctaid[0];
+				if (ws[i].b != b)
+					b->ctaid[0] = ws[i].b->ctaid[0];
 				done[i] = (uint8_t)ag_warp_step(&ws[i], run, fr + i * frame_size, &ran);
 				left += !done[i];
 			}
