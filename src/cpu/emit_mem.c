@@ -123,6 +123,24 @@ static int emit_every_thread_load(struct tr *t, const struct ptx_insn *in, enum 
 	return rc ? -1 : 0;
 }
 
+/* A global load or store of a kernel's thread body in the fast path
+ * tells the block function its address (ag_rec, ag_prefetch_block: the
+ * next block's lines), in every thread, the ones its guard turns away
+ * too, so that the store to ag_rec stays one the vector loop keeps (its
+ * last thread's); the address is only a number there.  Past AG_REC_SITES
+ * of a kind, sites share a slot, as prefetch sites share w->seen. */
+static void record_address(struct tr *t, const struct ptx_insn *in, enum ptx_space sp,
+			   const char *addr)
+{
+	int store = in->opcode[0] == 's';
+
+	if (!t->scalar || t->shape || !t->fn->is_entry ||
+	    (sp != PTX_SPACE_GLOBAL && sp != PTX_SPACE_NONE))
+		return;
+	sb_addf(&t->code, "\t\tif (ag_rec)\n\t\t\tag_rec[%s%u %% AG_REC_SITES] = (uintptr_t)%s;\n",
+		store ? "AG_REC_SITES + " : "", t->nrec[store]++, addr);
+}
+
 /* ld d, [a] and st [a], v, scalar or .v2/.v4. */
 static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 {
@@ -151,6 +169,7 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 		rc = emit_every_thread_load(t, in, ty, a.buf);
 		goto out;
 	}
+	record_address(t, in, sp, a.buf);
 	tr_lanes_begin(t, in);
 	if (r && sp != PTX_SPACE_PARAM && sp != PTX_SPACE_LOCAL) {
 		/* shared memory is in the cache already; a 32-bit register plus

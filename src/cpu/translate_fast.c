@@ -439,7 +439,8 @@ static void emit_resume(struct tr *t, struct strbuf *out)
 /* The scalar function of the function just translated: ag_sN for a
  * .func (its frame on the stack), the always-inlined thread body ag_tN
  * for a kernel (its frame and registers kept in the thread's slot S
- * across barriers). */
+ * across barriers; its global loads and stores tell their addresses to
+ * ag_rec unless it is NULL, ag_prefetch_block). */
 void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 {
 	int entry = t->fn->is_entry;
@@ -456,7 +457,8 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 			"\tconst unsigned char *const prm, const struct ag_dims *const d, "
 			"const int32_t ag_x, const uint32_t ag_tid1, const uint32_t ag_tid2,\n"
 			"\tstruct ag_block *const b, unsigned char *const sh,\n"
-			"\tunsigned char *const A, const size_t nt_, const size_t t_)\n"
+			"\tunsigned char *const A, const size_t nt_, const size_t t_, "
+			"uintptr_t *const ag_rec)\n"
 			"{\n\tstruct ag_sf%u *const W = &S->fr;\n"
 			"\tconst uint32_t ag_tid0 = (uint32_t)ag_x;\n",
 			fidx, fidx, fidx, fidx, fidx);
@@ -477,7 +479,7 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"ag_nctaid2 = d->nctaid[2];\n");
 	sb_addf(out, "%s\n\t(void)W; (void)sh; (void)prm; (void)a; (void)ex;%s\n",
 		t->locals.buf ? t->locals.buf : "",
-		entry ? " (void)A; (void)nt_; (void)t_;" : "");
+		entry ? " (void)A; (void)nt_; (void)t_; (void)ag_rec;" : "");
 	if (entry)
 		emit_resume(t, out);
 	sb_addf(out, "%s}\n\n", t->code.buf ? t->code.buf : "");
@@ -568,7 +570,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 	static const char thread[] = "\t\t\t\tw.tid[0][0] = (uint32_t)x;\n"
 		"\t\t\t\tw.tid[1][0] = y;\n\t\t\t\tw.tid[2][0] = z;\n"
 		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
-		"NULL, 0, 0);\n\t\t\t}\n";
+		"NULL, 0, 0, NULL);\n\t\t\t}\n";
 	struct strbuf sizes = STRBUF_INIT;
 
 	emit_block_start("ag_k", entry, psize, copy, wide, !group, out);
@@ -670,7 +672,10 @@ static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int 
  * threads stopped is gathered as they stop (all alike when the and and
  * the or of their stops agree; someone runs on unless every stop is
  * ~0u), not read back from pc[] after the round (transpose, one thread,
- * twelve processes a side: medians 54.2-54.3 -> 53.1-53.6 ms).
+ * twelve processes a side: medians 54.2-54.3 -> 53.1-53.6 ms).  Each
+ * thread row's global loads and stores then ask for the next block's lines
+ * (ag_prefetch_block, seen: a row of the history for each of the first
+ * AG_REC_ROWS thread rows).
  */
 static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
 {
@@ -682,16 +687,20 @@ static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
 		sb_addf(out, "\t\t\tcase %u:\n"
 			"\t\t\t\tfor (z = 0; z < d.ntid[2]; z++)\n"
 			"\t\t\t\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++) {\n"
-			"\t\t\t\t\t\tconst size_t row = ((size_t)z * d.ntid[1] + y) * d.ntid[0];\n\n"
+			"\t\t\t\t\t\tconst size_t trow = (size_t)z * d.ntid[1] + y, row = trow * d.ntid[0];\n"
+			"\t\t\t\t\t\tuintptr_t rec[AG_REC_SLOTS] = { 0 };\n\n"
 			"#pragma GCC ivdep\n"
 			"\t\t\t\t\t\tfor (int32_t x = 0; x < nx; x++) {\n"
 			"\t\t\t\t\t\t\tconst size_t t = row + (size_t)x;\n"
 			"\t\t\t\t\t\t\tunsigned e = %u;\n\n"
 			"\t\t\t\t\t\t\tag_t%u(&ws[t / 32], t %% 32, NULL, &e, &S[t], prm, &d, "
-			"x, y, z, b, sh, A, nt, t);\n"
+			"x, y, z, b, sh, A, nt, t, rec);\n"
 			"\t\t\t\t\t\t\tpc[t] = e;\n"
 			"\t\t\t\t\t\t\te_and &= e;\n\t\t\t\t\t\t\te_or |= e;\n"
-			"\t\t\t\t\t\t}\n\t\t\t\t\t}\n\t\t\t\tbreak;\n", k, k, entry);
+			"\t\t\t\t\t\t}\n"
+			"\t\t\t\t\t\tif (trow < AG_REC_ROWS)\n"
+			"\t\t\t\t\t\t\tag_prefetch_block(seen + trow * AG_REC_SLOTS, rec);\n"
+			"\t\t\t\t\t}\n\t\t\t\tbreak;\n", k, k, entry);
 	sb_adds(out, "\t\t\t}\n\t\t\tat = e_and;\n\t\t\ttogether = e_and == e_or;\n"
 		"\t\t\tmore = e_and != ~0u;\n\t\t} else {\n");
 }
@@ -713,15 +722,19 @@ static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t 
 		"\tunsigned k, more;\n%s",
 		phases ? "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
 			 "\tunsigned y, z, at = 0, together = 1;\n" : "");
-	sb_addf(&sizes, "nt * sizeof(struct ag_sv%u), nt * sizeof(unsigned), nw * sizeof(struct ag_warp),\n"
-		"\t\t(size_t)AG_COLS%u * 8 * nt + 8", entry, entry);
-	emit_scratch(4, sizes.buf, out);
+	/* the prefetch history first, where the next block finds it */
+	sb_addf(&sizes, "AG_REC_ROWS * AG_REC_SLOTS * sizeof(uintptr_t), "
+		"nt * sizeof(struct ag_sv%u), nt * sizeof(unsigned),\n"
+		"\t\tnw * sizeof(struct ag_warp), (size_t)AG_COLS%u * 8 * nt + 8", entry, entry);
+	emit_scratch(5, sizes.buf, out);
 	sb_free(&sizes);
-	sb_addf(out, "\tstruct ag_sv%u *const S = (struct ag_sv%u *)ag_mem;\n"
-		"\tunsigned *const pc = (unsigned *)(ag_mem + ag_at[1]);\n"
-		"\tstruct ag_warp *const ws = (struct ag_warp *)(ag_mem + ag_at[2]);\n"
-		"\tunsigned char *const A = ag_mem + ag_at[3];\n\n"
-		"\tmemset(pc, 0, ag_size[1]);\n", entry, entry);
+	sb_addf(out, "\tuintptr_t *const seen = (uintptr_t *)ag_mem;\n"
+		"\tstruct ag_sv%u *const S = (struct ag_sv%u *)(ag_mem + ag_at[1]);\n"
+		"\tunsigned *const pc = (unsigned *)(ag_mem + ag_at[2]);\n"
+		"\tstruct ag_warp *const ws = (struct ag_warp *)(ag_mem + ag_at[3]);\n"
+		"\tunsigned char *const A = ag_mem + ag_at[4];\n\n"
+		"\t(void)seen;\n"
+		"\tmemset(pc, 0, ag_size[2]);\n", entry, entry);
 	/* isspacep.local finds the threads' frames through lframe */
 	sb_addf(out, "\tfor (k = 0; k < nw; k++)\n"
 		"\t\tws[k] = (struct ag_warp){ .b = b, .id = k, .nw = nw, .dyn = %u, .psize = %u,\n"
@@ -735,7 +748,7 @@ static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t 
 		"\t\t\tstruct ag_warp *const w = &ws[k / 32];\n\n"
 		"\t\t\tif (pc[k] == ~0u)\n\t\t\t\tcontinue;\n"
 		"\t\t\tag_t%u(w, k %% 32, NULL, &pc[k], &S[k], prm, &d, (int32_t)w->tid[0][k %% 32],\n"
-		"\t\t\t      w->tid[1][k %% 32], w->tid[2][k %% 32], b, sh, A, nt, k);\n"
+		"\t\t\t      w->tid[1][k %% 32], w->tid[2][k %% 32], b, sh, A, nt, k, NULL);\n"
 		"\t\t}\n"
 		"\t\t/* who still runs, and whether all wait at one barrier */\n"
 		"\t\tmore = 0;\n%s"

@@ -100,6 +100,8 @@ struct tr {
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */
+	unsigned nrec[2];       /* its global loads, stores that tell ag_rec
+				 * their address (ag_prefetch_block) */
 	struct strbuf locals;   /* its register declarations */
 	uint8_t *scalar_done;   /* per m->funcs[]: scalar version emitted */
 	struct tr_sym *regs;    /* its registers, which barriers keep in the */

@@ -285,6 +285,52 @@ AG_INLINE void ag_prefetch_next(uintptr_t *seen, uintptr_t a, unsigned bytes, in
 	}
 }
 
+/*
+ * A prefetcher across blocks for the fast path's rounds of a kernel with
+ * barriers (translate_fast.c): a tiled kernel's block reads a tile of
+ * short rows, each thread row a few rows of an array far apart, writes
+ * another such tile, and the next block does the same a tile further on.
+ * Sixty-four streams of 128 bytes are more than the hardware's
+ * prefetchers follow (a transpose's blocks of 32 x 8 threads, one
+ * thread: 53 ms; told where the next block reads, 31.5; and writes,
+ * 19.5).  Each global load and store of the thread body writes its
+ * address into rec[site] (loads in the first AG_REC_SITES slots, stores
+ * in the next) for every thread of a thread row; the row's last thread's
+ * stays (a store the vector loop keeps).  After the row, seen[site]
+ * holds that address of the block run before, and the lines one block
+ * on, the last 128 bytes of the row's reach, are asked for: a load's into
+ * the second-level cache, a store's to be written (prefetchw).  seen
+ * lives in the worker's scratch memory from block to block; what another
+ * kernel left there asks for a line or two to no purpose, as a prefetch
+ * of any address may.
+ */
+#define AG_REC_SITES 8
+#define AG_REC_SLOTS (2 * AG_REC_SITES)
+#define AG_REC_ROWS 32
+#define AG_REC_MAX ((uintptr_t)1 << 20)
+
+AG_INLINE void ag_prefetch_block(uintptr_t *seen, const uintptr_t *rec)
+{
+	unsigned k;
+
+	for (k = 0; k < AG_REC_SLOTS; k++) {
+		uintptr_t d = rec[k] - seen[k], next = rec[k] + d;
+
+		if (!rec[k])
+			continue;
+		seen[k] = rec[k];
+		if (!d || d + AG_REC_MAX >= 2 * AG_REC_MAX)
+			continue;
+		if (k < AG_REC_SITES) {
+			__builtin_prefetch((const void *)next, 0, 2);
+			__builtin_prefetch((const void *)(next - 64), 0, 2);
+		} else {
+			__builtin_prefetch((const void *)next, 1);
+			__builtin_prefetch((const void *)(next - 64), 1);
+		}
+	}
+}
+
 /* Whether some lane is in state st: a byte equal to st in the four words
  * of ln->st (a loop over the lanes compiles to widening shuffles). */
 AG_INLINE int ag_in_state(const struct ag_lanes *ln, uint8_t st)
