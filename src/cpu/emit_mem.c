@@ -127,15 +127,17 @@ static int emit_every_thread_load(struct tr *t, const struct ptx_insn *in, enum 
  * tells the block function its address (ag_rec, ag_prefetch_block: the
  * next block's lines), in every thread, the ones its guard turns away
  * too, so that the store to ag_rec stays one the vector loop keeps (its
- * last thread's); the address is only a number there.  Past AG_REC_SITES
- * of a kind, sites share a slot, as prefetch sites share w->seen. */
+ * last thread's); the address is only a number there.  Only in a body
+ * without branches (t->records): under one, the store is a masked store
+ * to one address, and GCC makes no vector code of the loop at all.  Past
+ * AG_REC_SITES of a kind, sites share a slot, as prefetch sites share
+ * w->seen. */
 static void record_address(struct tr *t, const struct ptx_insn *in, enum ptx_space sp,
 			   const char *addr)
 {
 	int store = in->opcode[0] == 's';
 
-	if (!t->scalar || t->shape || !t->fn->is_entry ||
-	    (sp != PTX_SPACE_GLOBAL && sp != PTX_SPACE_NONE))
+	if (!t->records || (sp != PTX_SPACE_GLOBAL && sp != PTX_SPACE_NONE))
 		return;
 	sb_addf(&t->code, "\t\tif (ag_rec)\n\t\t\tag_rec[%s%u %% AG_REC_SITES] = (uintptr_t)%s;\n",
 		store ? "AG_REC_SITES + " : "", t->nrec[store]++, addr);

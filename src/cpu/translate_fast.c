@@ -782,6 +782,24 @@ int tr_lockstep_wide(const struct tr *t, uint32_t entry)
 	return u.loop_math;
 }
 
+/* Whether a kernel's thread body takes no branch on a guard and leaves
+ * under none: its code between barriers runs straight through, every
+ * statement in every thread (guards only mask loads and stores). */
+int tr_fast_straight(const struct ptx_func *fn)
+{
+	uint32_t i;
+
+	for (i = 0; i < fn->nbody; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+
+		if (in && (!strcmp(in->opcode, "brx") ||
+			   (in->guard && (!strcmp(in->opcode, "bra") || !strcmp(in->opcode, "ret") ||
+					  !strcmp(in->opcode, "exit") || !strcmp(in->opcode, "trap")))))
+			return 0;
+	}
+	return 1;
+}
+
 /* Whether a kernel that runs in lockstep may run a row of blocks a call
  * (AG_KF_ROWS, ag_block_run): a grid-stride loop (it reads %nctaid and
  * branches back) whose blocks share nothing, neither barriers nor shared

@@ -1110,6 +1110,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->has_cnt = t->has_keep = 0;
 	t->nregs = 0;
 	t->nresume = 0;
+	t->records = t->scalar && t->fn->is_entry && !t->shape && tr_fast_straight(t->fn);
 	t->nrec[0] = t->nrec[1] = 0;
 	declare_params(t);
 	t->consts = tr_consts_scan(t->fn);

@@ -100,8 +100,9 @@ struct tr {
 
 	/* the fast path (translate_fast.c): one thread at a time */
 	int scalar;             /* translating the scalar version */
-	unsigned nrec[2];       /* its global loads, stores that tell ag_rec
-				 * their address (ag_prefetch_block) */
+	int records;            /* its global loads and stores tell ag_rec
+				 * their addresses (ag_prefetch_block) */
+	unsigned nrec[2];       /* how many of each have */
 	struct strbuf locals;   /* its register declarations */
 	uint8_t *scalar_done;   /* per m->funcs[]: scalar version emitted */
 	struct tr_sym *regs;    /* its registers, which barriers keep in the */
@@ -324,6 +325,7 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out);
 int tr_lockstep_rows(const struct tr *t, uint32_t entry, const uint8_t *seen);
+int tr_fast_straight(const struct ptx_func *fn);
 int tr_lockstep_wide(const struct tr *t, uint32_t entry);
 void tr_fast_locals(struct tr *t, struct tr_sym *s);
 

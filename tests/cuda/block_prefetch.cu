@@ -1,14 +1,15 @@
 /*
- * block_prefetch: a tiled kernel with a barrier, run by the cpu engine's
- * fast path in rounds, tells the block function where each thread row's
- * loads and stores go so that the next block's lines are asked for
- * (docs/cpu-engine.md, "Prefetching the next block").  Whatever that
- * machinery sees, results must not change: here ten load sites and nine
- * store sites (more than its slots of each kind), blocks of 8 x 40
- * threads (more thread rows than it keeps a history for), partial blocks
- * at the edges whose threads beyond the data skip their loads and
- * stores, a 3D block, and two kernels in turn that leave each other's
- * history in the worker's memory.
+ * block_prefetch: a tiled kernel with a barrier and no branches, run by
+ * the cpu engine's fast path in rounds, tells the block function where
+ * each thread row's loads and stores go so that the next block's lines
+ * are asked for (docs/cpu-engine.md, "Prefetching the next block").
+ * Whatever that machinery sees, results must not change: here ten load
+ * sites and nine store sites (more than its slots of each kind), blocks
+ * of 8 x 40 threads (more thread rows than it keeps a history for), a 3D
+ * block with partial blocks at the edge, and kernels in turn that leave
+ * each other's history in the worker's memory; and the same tiled kernel
+ * with bounds checks around its loads and stores (a body with branches,
+ * which records nothing), over sizes that leave partial blocks.
  */
 #include "check.h"
 
@@ -41,6 +42,25 @@ __global__ void spread(const float *in, float *out, int w, int h)
 	}
 }
 
+/* spread without bounds checks, for sizes whole blocks cover: no branch
+ * in the thread body. */
+__global__ void spread_whole(const float *in, float *out, int w, int h)
+{
+	__shared__ float tile[TY][TX + 1];
+	int x = blockIdx.x * TX + threadIdx.x, y = blockIdx.y * TY + threadIdx.y;
+	float s = 0, v;
+
+#pragma unroll
+	for (int k = 0; k < LOADS; k++)
+		s += in[(size_t)((y + k) % h) * w + x] * (float)(k + 1);
+	tile[threadIdx.y][threadIdx.x] = s;
+	__syncthreads();
+	v = tile[(threadIdx.y + 1) % TY][threadIdx.x];
+#pragma unroll
+	for (int k = 0; k < STORES; k++)
+		out[((size_t)k * h + y) * w + x] = v + (float)k;
+}
+
 /* A 3D block of 4 x 4 x 4 threads: each copies its element, doubled by
  * the neighbour that a barrier lets it read. */
 __global__ void cube(const float *in, float *out, int n)
@@ -55,7 +75,7 @@ __global__ void cube(const float *in, float *out, int n)
 		out[i] = 2 * t[threadIdx.z][threadIdx.y][(threadIdx.x + 1) % 4];
 }
 
-static void run_spread(int w, int h)
+static void run_spread(int w, int h, int whole)
 {
 	size_t n = (size_t)w * h;
 	float *hin = (float *)malloc(n * 4), *hout = (float *)malloc(n * STORES * 4);
@@ -86,10 +106,13 @@ static void run_spread(int w, int h)
 	CK(cudaMalloc(&in, n * 4));
 	CK(cudaMalloc(&out, n * STORES * 4));
 	CK(cudaMemcpy(in, hin, n * 4, cudaMemcpyHostToDevice));
-	spread<<<dim3((w + TX - 1) / TX, (h + TY - 1) / TY), dim3(TX, TY)>>>(in, out, w, h);
+	if (whole)
+		spread_whole<<<dim3(w / TX, h / TY), dim3(TX, TY)>>>(in, out, w, h);
+	else
+		spread<<<dim3((w + TX - 1) / TX, (h + TY - 1) / TY), dim3(TX, TY)>>>(in, out, w, h);
 	CK(cudaGetLastError());
 	CK(cudaMemcpy(hout, out, n * STORES * 4, cudaMemcpyDeviceToHost));
-	snprintf(what, sizeof(what), "spread over %d x %d", w, h);
+	snprintf(what, sizeof(what), "spread%s over %d x %d", whole ? "_whole" : "", w, h);
 	check_array(what, hout, want, n * STORES);
 	CK(cudaFree(in));
 	CK(cudaFree(out));
@@ -125,11 +148,14 @@ static void run_cube(int n)
 
 int main(void)
 {
-	/* whole blocks; partial blocks on both edges; the kernels in turn */
-	run_spread(64, 160);
-	run_spread(61, 97);
+	/* whole blocks without and with bounds checks; partial blocks on
+	 * both edges; the kernels in turn */
+	run_spread(64, 160, 1);
+	run_spread(64, 160, 0);
 	run_cube(50);
-	run_spread(203, 45);
+	run_spread(61, 97, 0);
+	run_spread(200, 120, 1);
 	run_cube(37);
+	run_spread(203, 45, 0);
 	return verdict("block_prefetch");
 }
