@@ -20,12 +20,6 @@ static uint32_t label_target(const struct ptx_func *fn, const uint32_t *at, cons
 	return UINT32_MAX;
 }
 
-static int is_stop(const struct ptx_insn *in)
-{
-	return !strcmp(in->opcode, "ret") || !strcmp(in->opcode, "exit") ||
-		!strcmp(in->opcode, "trap");
-}
-
 /* Successors of instruction i; -1 when it is a branch that cannot be
  * followed. */
 static int link(const struct ptx_func *fn, const uint32_t *at, struct tr_flow *f, uint32_t i)
@@ -35,7 +29,7 @@ static int link(const struct ptx_func *fn, const uint32_t *at, struct tr_flow *f
 
 	f->next[i] = i + 1;
 	f->jump[i] = UINT32_MAX;
-	f->ends[i] = (uint8_t)is_stop(x);
+	f->ends[i] = (uint8_t)tr_is_stop(x);
 	if (!strcmp(x->opcode, "brx"))
 		return -1;
 	if (bra) {

@@ -269,8 +269,7 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 				(f->maxntid[2] ? f->maxntid[2] : 1);
 		/* the fast path when the kernel cannot observe lockstep */
 		rc = tr_fast_kernel(t, i, seen, (sh + 15) / 16 * 16, out);
-		if (rc == TR_FAST_ROWS || (rc == 0 && !co && !sh && !(flags & AG_KF_BARRIER) &&
-					   tr_lockstep_rows(t, i, seen)))
+		if (rc == TR_FAST_ROWS || (rc == 0 && !co && tr_lockstep_rows(t, i, seen)))
 			flags |= AG_KF_ROWS;
 		sb_addf(&list, "\t{ \"%s\", ag_k%u, %u, %u, %u, %uu },\n", f->name, i,
 			(sh + 15) / 16 * 16, t->fi[i].local_bytes, nt, flags);

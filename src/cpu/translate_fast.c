@@ -672,13 +672,17 @@ static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int 
  * threads stopped is gathered as they stop (all alike when the and and
  * the or of their stops agree; someone runs on unless every stop is
  * ~0u), not read back from pc[] after the round (transpose, one thread,
- * twelve processes a side: medians 54.2-54.3 -> 53.1-53.6 ms).  Each
- * thread row's global loads and stores then ask for the next block's lines
- * (ag_prefetch_block, seen: a row of the history for each of the first
- * AG_REC_ROWS thread rows).
+ * twelve processes a side: medians 54.2-54.3 -> 53.1-53.6 ms).  When the
+ * thread body records its addresses (records), each thread row's global
+ * loads and stores then ask for the next block's lines (ag_prefetch_block,
+ * seen: a row of the history for each of the first AG_REC_ROWS thread
+ * rows).
  */
-static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
+static void emit_phases(uint32_t entry, uint32_t nresume, int records, struct strbuf *out)
 {
+	const char *rec = records ? "\t\t\t\t\t\tuintptr_t rec[AG_REC_SLOTS] = { 0 };\n" : "";
+	const char *ask = records ? "\t\t\t\t\t\tif (trow < AG_REC_ROWS)\n"
+		"\t\t\t\t\t\t\tag_prefetch_block(seen + trow * AG_REC_SLOTS, rec);\n" : "";
 	uint32_t k;
 
 	sb_adds(out, "\t\tif (together) {\n\t\t\tunsigned e_and = ~0u, e_or = 0;\n\n"
@@ -688,19 +692,18 @@ static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
 			"\t\t\t\tfor (z = 0; z < d.ntid[2]; z++)\n"
 			"\t\t\t\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++) {\n"
 			"\t\t\t\t\t\tconst size_t trow = (size_t)z * d.ntid[1] + y, row = trow * d.ntid[0];\n"
-			"\t\t\t\t\t\tuintptr_t rec[AG_REC_SLOTS] = { 0 };\n\n"
+			"%s\n"
 			"#pragma GCC ivdep\n"
 			"\t\t\t\t\t\tfor (int32_t x = 0; x < nx; x++) {\n"
 			"\t\t\t\t\t\t\tconst size_t t = row + (size_t)x;\n"
 			"\t\t\t\t\t\t\tunsigned e = %u;\n\n"
 			"\t\t\t\t\t\t\tag_t%u(&ws[t / 32], t %% 32, NULL, &e, &S[t], prm, &d, "
-			"x, y, z, b, sh, A, nt, t, rec);\n"
+			"x, y, z, b, sh, A, nt, t, %s);\n"
 			"\t\t\t\t\t\t\tpc[t] = e;\n"
 			"\t\t\t\t\t\t\te_and &= e;\n\t\t\t\t\t\t\te_or |= e;\n"
-			"\t\t\t\t\t\t}\n"
-			"\t\t\t\t\t\tif (trow < AG_REC_ROWS)\n"
-			"\t\t\t\t\t\t\tag_prefetch_block(seen + trow * AG_REC_SLOTS, rec);\n"
-			"\t\t\t\t\t}\n\t\t\t\tbreak;\n", k, k, entry);
+			"\t\t\t\t\t\t}\n%s"
+			"\t\t\t\t\t}\n\t\t\t\tbreak;\n", k, rec, k, entry,
+			records ? "rec" : "NULL", ask);
 	sb_adds(out, "\t\t\t}\n\t\t\tat = e_and;\n\t\t\ttogether = e_and == e_or;\n"
 		"\t\t\tmore = e_and != ~0u;\n\t\t} else {\n");
 }
@@ -711,7 +714,7 @@ static void emit_phases(uint32_t entry, uint32_t nresume, struct strbuf *out)
  * finished.  Exited threads count as arrived, as in lockstep.  While all
  * threads wait at one barrier (together), a round is a phase loop. */
 static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
-		       uint32_t nresume, struct strbuf *out)
+		       uint32_t nresume, int records, struct strbuf *out)
 {
 	int phases = nresume <= PHASES_MAX;
 	struct strbuf sizes = STRBUF_INIT;
@@ -723,9 +726,9 @@ static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t 
 		phases ? "\tconst int32_t nx = (int32_t)d.ntid[0];\n"
 			 "\tunsigned y, z, at = 0, together = 1;\n" : "");
 	/* the prefetch history first, where the next block finds it */
-	sb_addf(&sizes, "AG_REC_ROWS * AG_REC_SLOTS * sizeof(uintptr_t), "
-		"nt * sizeof(struct ag_sv%u), nt * sizeof(unsigned),\n"
-		"\t\tnw * sizeof(struct ag_warp), (size_t)AG_COLS%u * 8 * nt + 8", entry, entry);
+	sb_addf(&sizes, "%s, nt * sizeof(struct ag_sv%u), nt * sizeof(unsigned),\n"
+		"\t\tnw * sizeof(struct ag_warp), (size_t)AG_COLS%u * 8 * nt + 8",
+		records ? "AG_REC_ROWS * AG_REC_SLOTS * sizeof(uintptr_t)" : "0", entry, entry);
 	emit_scratch(5, sizes.buf, out);
 	sb_free(&sizes);
 	sb_addf(out, "\tuintptr_t *const seen = (uintptr_t *)ag_mem;\n"
@@ -743,7 +746,7 @@ static void emit_block(const char *name, uint32_t entry, uint32_t dyn, uint32_t 
 		"\tag_set_tids(ws, nt, env->ntid);\n"
 		"\tdo {\n", dyn, psize);
 	if (phases)
-		emit_phases(entry, nresume, out);
+		emit_phases(entry, nresume, records, out);
 	sb_addf(out, "\t\tfor (k = 0; k < nt && !b->error; k++) {\n"
 		"\t\t\tstruct ag_warp *const w = &ws[k / 32];\n\n"
 		"\t\t\tif (pc[k] == ~0u)\n\t\t\t\tcontinue;\n"
@@ -793,8 +796,7 @@ int tr_fast_straight(const struct ptx_func *fn)
 		const struct ptx_insn *in = tr_insn_at(fn, i);
 
 		if (in && (!strcmp(in->opcode, "brx") ||
-			   (in->guard && (!strcmp(in->opcode, "bra") || !strcmp(in->opcode, "ret") ||
-					  !strcmp(in->opcode, "exit") || !strcmp(in->opcode, "trap")))))
+			   (in->guard && (!strcmp(in->opcode, "bra") || tr_is_stop(in)))))
 			return 0;
 	}
 	return 1;
@@ -853,7 +855,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	struct reach_use u = { 0 };
 	struct tr_shape *shape = NULL;
 	uint32_t f, psize, nresume;
-	int calls = 0, group, lockstep, rc;
+	int calls = 0, group, lockstep, records, rc;
 
 	note_reached(t, entry, seen, &u);
 	/* Volatile accesses next to shared memory are the mark of implicitly
@@ -889,6 +891,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * whose indices cross the wrap */
 	rc = emit_funcs(t, seen, entry, out) || tr_function(t, entry, out);
 	nresume = t->nresume;
+	records = t->nrec[0] + t->nrec[1] != 0;
 	if (!rc && shape) {
 		t->shape = shape;
 		rc = tr_function(t, entry, out);
@@ -903,10 +906,10 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	for (f = 0; f < t->m->nfuncs; f++)
 		calls |= seen[f] && f != entry;
 	if (group && nresume) {
-		emit_block("ag_kt", entry, dyn, psize, !calls, nresume, out);
+		emit_block("ag_kt", entry, dyn, psize, !calls, nresume, records, out);
 		emit_block_groups(entry, dyn, psize, !calls, out);
 	} else if (nresume) {
-		emit_block("ag_k", entry, dyn, psize, !calls, nresume, out);
+		emit_block("ag_k", entry, dyn, psize, !calls, nresume, records, out);
 	} else {
 		emit_block_plain(entry, dyn, psize, !calls, compute_bound(&u), group, out);
 	}

@@ -198,6 +198,13 @@ static inline int tr_writes_memory(const struct ptx_insn *in)
 		!strcmp(in->opcode, "red");
 }
 
+/* Whether in ends its thread (ret, exit, trap). */
+static inline int tr_is_stop(const struct ptx_insn *in)
+{
+	return !strcmp(in->opcode, "ret") || !strcmp(in->opcode, "exit") ||
+		!strcmp(in->opcode, "trap");
+}
+
 /* Whether in is a block barrier of any spelling (bar, barrier). */
 static inline int tr_is_barrier(const struct ptx_insn *in)
 {
