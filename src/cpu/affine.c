@@ -94,7 +94,9 @@ static void note_dests(struct tr_aff *a, const struct ptx_operand *o)
 		note_dests(a, o->pair);
 }
 
-struct tr_aff *tr_aff_scan(const struct ptx_func *fn)
+/* skip: an instruction not to count, which the translation leaves out
+ * (a grid-stride loop's step, stride.c), or NULL. */
+struct tr_aff *tr_aff_scan(const struct ptx_func *fn, const struct ptx_insn *skip)
 {
 	struct tr_aff *a;
 	uint32_t i, n = 0;
@@ -103,7 +105,8 @@ struct tr_aff *tr_aff_scan(const struct ptx_func *fn)
 		return NULL;
 	a = xcalloc(1, sizeof(*a));
 	for (i = 0; i < fn->nbody; i++)
-		if (fn->body[i].kind == PTX_STMT_INSN && fn->body[i].u.insn.nops)
+		if (fn->body[i].kind == PTX_STMT_INSN && fn->body[i].u.insn.nops &&
+		    &fn->body[i].u.insn != skip)
 			note_dests(a, &fn->body[i].u.insn.ops[0]);
 	if (a->n)
 		qsort(a->v, a->n, sizeof(*a->v), cmp_reg);

@@ -95,6 +95,17 @@ void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s)
 		operand_regs(&in->ops[i], s);
 }
 
+void tr_insn_reads(const struct ptx_insn *in, struct tr_names *s)
+{
+	uint32_t i;
+
+	if (in->guard)
+		tr_names_add(s, in->guard);
+	for (i = 0; i < in->nops; i++)
+		if (i || in->ops[0].kind == PTX_OP_ADDR)
+			operand_regs(&in->ops[i], s);
+}
+
 /* The second register that setp p|q and shfl d|p write (each lane's
  * source found in its segment), or NULL.  shfl writes both in every lane
  * that runs it. */

@@ -564,16 +564,18 @@ static void emit_lone_warp(uint32_t dyn, uint32_t psize, struct strbuf *out)
  * 32 x 8 read ten rows of the grid 128 bytes at a time), and a row of
  * threads across the blocks is a row of the arrays, which the hardware's
  * prefetchers follow. */
-static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int wide,
-			     int group, struct strbuf *out)
+/* The call of thread x, y, z of a block function's thread loop. */
+static const char thread_call[] = "\t\t\t\tw.tid[0][0] = (uint32_t)x;\n"
+	"\t\t\t\tw.tid[1][0] = y;\n\t\t\t\tw.tid[2][0] = z;\n"
+	"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
+	"NULL, 0, 0, NULL);\n\t\t\t}\n";
+
+/* What the block functions that run their threads one at a time without
+ * barriers declare: the lone warp, and the thread's slot S. */
+static void emit_plain_start(uint32_t entry, uint32_t dyn, uint32_t psize, struct strbuf *out)
 {
-	static const char thread[] = "\t\t\t\tw.tid[0][0] = (uint32_t)x;\n"
-		"\t\t\t\tw.tid[1][0] = y;\n\t\t\t\tw.tid[2][0] = z;\n"
-		"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
-		"NULL, 0, 0, NULL);\n\t\t\t}\n";
 	struct strbuf sizes = STRBUF_INIT;
 
-	emit_block_start("ag_k", entry, psize, copy, wide, !group, out);
 	sb_adds(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n\tunsigned y, z, ex;\n");
 	emit_lone_warp(dyn, psize, out);
 	sb_addf(&sizes, "1 * sizeof(struct ag_sv%u)", entry);
@@ -582,6 +584,13 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 	sb_addf(out, "\tstruct ag_sv%u *const S = (struct ag_sv%u *)ag_mem;\n\n", entry, entry);
 	sb_adds(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n");
+}
+
+static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int wide,
+			     int group, struct strbuf *out)
+{
+	emit_block_start("ag_k", entry, psize, copy, wide, !group, out);
+	emit_plain_start(entry, dyn, psize, out);
 	if (!group) {
 		sb_adds(out, "\tconst unsigned c0 = b->ctaid[0], nb = b->nb;\n\n"
 			"\tfor (z = 0; z < d.ntid[2]; z++)\n"
@@ -589,7 +598,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 			"\t\t\tfor (unsigned bx = 0; bx < nb; bx++) {\n"
 			"\t\t\tag_at_block(b, &d, c0 + bx);\n"
 			"\t\t\tfor (int32_t x = 0; x < nx; x++) {\n");
-		sb_addf(out, thread, entry);
+		sb_addf(out, thread_call, entry);
 		sb_adds(out, "\t\t\t}\n}\n\n");
 		return;
 	}
@@ -606,8 +615,41 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\t\t\ty = py[k];\n\t\t\tz = pz[k];\n"
 		"\t\t\tfor (int32_t x = (int32_t)px[k]; x < nx && x - (int32_t)px[k] < AG_G; x++) {\n",
 		entry, entry, entry, entry, entry, entry, entry);
-	sb_addf(out, thread, entry);
+	sb_addf(out, thread_call, entry);
 	sb_adds(out, "\t\t}\n\t}\n}\n\n");
+}
+
+/* The block function of a grid-stride loop run turn by turn (stride.c):
+ * turn k of the call's blocks c0 .. c0 + nb - 1 is the virtual blocks
+ * k * nctaid + c0 ..., a thread loop each (a fault names the real block),
+ * until one starts at n or past it.  What the text cannot tell is checked
+ * here, else the kernel runs in lockstep: a 1D grid of 1D blocks, and no
+ * thread's i past the bound's type (n - 1 + T). */
+static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
+			      const struct tr_stride *st, struct strbuf *out)
+{
+	const char *ty = st->unsigned_bound ? "uint32_t" : "int32_t";
+	const char *max = st->unsigned_bound ? "UINT32_MAX" : "INT32_MAX";
+
+	emit_block_start("ag_k", entry, psize, 1, 0, 1, out);
+	sb_addf(out, "\t/* a grid-stride loop, turn by turn (stride.c) */\n"
+		"\tconst int64_t n = ag_ld(%s, prm + %u), T = (int64_t)d.ntid[0] * d.nctaid[0];\n\n"
+		"\tif (d.ntid[1] != 1 || d.ntid[2] != 1 || d.nctaid[1] != 1 || d.nctaid[2] != 1 ||\n"
+		"\t    T > %s || n - 1 + T > %s) {\n"
+		"\t\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, 0, %u);\n"
+		"\t\treturn;\n\t}\n", ty, st->bound, max, max, entry, entry, dyn, psize);
+	emit_plain_start(entry, dyn, psize, out);
+	sb_adds(out, "\tconst unsigned c0 = b->ctaid[0], nb = b->nb;\n\n"
+		"\ty = z = 0;\n"
+		"\tfor (int64_t k = 0; !b->error; k++)\n"
+		"\t\tfor (unsigned bx = 0; bx < nb && !b->error; bx++) {\n"
+		"\t\t\tconst int64_t vb = k * d.nctaid[0] + c0 + bx;\n\n"
+		"\t\t\tif (vb * nx >= n)\n\t\t\t\treturn;\n"
+		"\t\t\td.ctaid[0] = (uint32_t)vb;\n"
+		"\t\t\t*(volatile unsigned *)&b->ctaid[0] = c0 + bx;\n"
+		"\t\t\tfor (int32_t x = 0; x < nx; x++) {\n");
+	sb_addf(out, thread_call, entry);
+	sb_adds(out, "\t\t}\n}\n\n");
 }
 
 /* The block function of a kernel with barriers run by row groups
@@ -849,11 +891,31 @@ static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const u
 	return s;
 }
 
+/* A grid-stride loop run turn by turn (stride.c): the scalar translation
+ * without the loop's step, test and back edge, and its block function. */
+static int stride_kernel(struct tr *t, uint32_t entry, uint32_t dyn, const struct tr_stride *st,
+			 struct strbuf *out)
+{
+	int rc;
+
+	t->scalar = 1;
+	t->stride = st;
+	rc = tr_function(t, entry, out);
+	t->stride = NULL;
+	t->scalar = 0;
+	if (rc)
+		return -1;
+	emit_block_stride(entry, dyn, ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0),
+			  st, out);
+	return TR_FAST_ROWS;
+}
+
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out)
 {
 	struct reach_use u = { 0 };
 	struct tr_shape *shape = NULL;
+	struct tr_stride stride;
 	uint32_t f, psize, nresume;
 	int calls = 0, group, lockstep, records, rc;
 
@@ -880,6 +942,11 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 		return 0;
 	lockstep = (u.grid_size && u.loop) || (u.loop_loads && !u.barrier) ||
 		(u.loop_math && u.barrier);
+	for (f = 0; f < t->m->nfuncs; f++)
+		calls |= seen[f] && f != entry;
+	if (lockstep && u.grid_size && !u.barrier && !u.shared && !calls &&
+	    tr_stride_scan(&t->m->funcs[entry], &stride))
+		return stride_kernel(t, entry, dyn, &stride, out);
 	if (t->groups == AG_GROUPS_ALL || (lockstep && t->groups == AG_GROUPS_AUTO))
 		shape = group_shapes(t, entry, seen);
 	if (lockstep && !shape)
@@ -903,8 +970,6 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	if (rc)
 		return -1;
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
-	for (f = 0; f < t->m->nfuncs; f++)
-		calls |= seen[f] && f != entry;
 	if (group && nresume) {
 		emit_block("ag_kt", entry, dyn, psize, !calls, nresume, records, out);
 		emit_block_groups(entry, dyn, psize, !calls, out);

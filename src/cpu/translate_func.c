@@ -807,6 +807,8 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	size_t i;
 	int rc;
 
+	if (tr_stride_drops(t->stride, in))
+		return 0;
 	if (t->shape && tr_fast_flow(in->opcode)) {
 		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
 		return tr_group_flow(t, in);
@@ -1115,7 +1117,7 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	declare_params(t);
 	t->consts = tr_consts_scan(t->fn);
 	if (t->scalar && t->fn->is_entry && !t->shape) {
-		t->aff = tr_aff_scan(t->fn);
+		t->aff = tr_aff_scan(t->fn, t->stride ? t->stride->step : NULL);
 		/* the lockstep translation, done first, saw its barriers */
 		if (t->fi[fidx].flags & AG_KF_BARRIER)
 			t->remat = tr_remat_scan(t->fn, t->consts);

@@ -109,6 +109,9 @@ struct tr {
 	uint32_t nregs, capregs;        /* thread's slot S */
 	uint32_t nresume;       /* barriers: points where a thread resumes */
 	struct tr_aff *aff;     /* the kernel's registers with a base, or NULL */
+	const struct tr_stride *stride; /* its grid-stride loop, when a thread
+					 * runs one turn of it (stride.c), or
+					 * NULL */
 	struct tr_remat *remat; /* those barriers recompute, or NULL */
 
 	/* the group translation (group.c): sixteen threads of a row at once */
@@ -350,13 +353,29 @@ uint32_t tr_live_run(const struct tr_live *lv, const struct ptx_insn *const *run
 void tr_live_free(struct tr_live *lv);
 int tr_redeclared(const struct ptx_func *fn);   /* a register name declared twice */
 /* A list of register names, repeats allowed; tr_insn_regs adds every one
- * an instruction mentions, its guard included. */
+ * an instruction mentions, its guard included; tr_insn_reads those it
+ * reads: its guard, a store's or atomic's address (the first operand, no
+ * destination then) and every later operand (special registers too). */
 struct tr_names {
 	const char **v;
 	uint32_t n, cap;
 };
 void tr_names_add(struct tr_names *s, const char *name);
 void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s);
+void tr_insn_reads(const struct ptx_insn *in, struct tr_names *s);
+
+/* stride.c: a kernel's grid-stride loop run turn by turn over virtual
+ * blocks.  tr_stride_scan: 1 when fn's only loop is one that may (s then
+ * says where), else 0; tr_stride_drops: whether in is one of the
+ * instructions that close a turn, which the scalar translation leaves
+ * out so that a thread runs one turn. */
+struct tr_stride {
+	const struct ptx_insn *back, *test, *step;      /* the loop's bottom */
+	uint32_t bound;         /* the offset of n, the bound, in the parameters */
+	int unsigned_bound;     /* n and the comparisons are unsigned */
+};
+int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s);
+int tr_stride_drops(const struct tr_stride *s, const struct ptx_insn *in);
 
 /* affine.c: registers of a kernel's scalar translation that are a base
  * plus a constant multiple of %tid.x, whose widenings to 64 bits become
@@ -368,7 +387,7 @@ void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s);
  * when it wrote a shared address through such a register; tr_aff_stride:
  * its multiple of %tid.x, 0 when it has no base. */
 struct tr_aff;
-struct tr_aff *tr_aff_scan(const struct ptx_func *fn);
+struct tr_aff *tr_aff_scan(const struct ptx_func *fn, const struct ptx_insn *skip);
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in);
 int tr_aff_base(struct tr *t, const char *name, struct strbuf *sb);
 int tr_aff_shared(struct tr *t, const char *name, int64_t off, struct strbuf *sb);

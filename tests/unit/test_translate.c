@@ -25,11 +25,10 @@
 
 static char cache_dir[] = "/tmp/anygpu-test-translate-XXXXXX";
 
-/* Runs kernel k of ptx on nblocks blocks of nthreads threads; its only
- * parameter is the address of out.  The launch's status, with its message
- * in msg. */
-static int run_status(const char *ptx, const char *k, unsigned nblocks, unsigned nthreads,
-		      void *out, char *msg, size_t msglen)
+/* Runs kernel k of ptx on nblocks blocks of nthreads threads with the
+ * parameter block params.  The launch's status, with its message in msg. */
+static int run_params(const char *ptx, const char *k, unsigned nblocks, unsigned nthreads,
+		      const void *params, char *msg, size_t msglen)
 {
 	struct ptx_module *m;
 	struct ptx_error perr;
@@ -52,7 +51,7 @@ static int run_status(const char *ptx, const char *k, unsigned nblocks, unsigned
 	env.nctaid[1] = env.nctaid[2] = 1;
 	env.ntid[0] = nthreads;
 	env.ntid[1] = env.ntid[2] = 1;
-	env.params = (const unsigned char *)&out;
+	env.params = params;
 	x = ag_exec_new(NULL, NULL);
 	rc = ag_exec_run(x, d, &env, 0, msg, msglen);
 	ag_exec_free(x);
@@ -60,6 +59,13 @@ static int run_status(const char *ptx, const char *k, unsigned nblocks, unsigned
 	ptx_free(m);
 	sb_free(&err);
 	return rc;
+}
+
+/* The same with one parameter, the address of out. */
+static int run_status(const char *ptx, const char *k, unsigned nblocks, unsigned nthreads,
+		      void *out, char *msg, size_t msglen)
+{
+	return run_params(ptx, k, nblocks, nthreads, &out, msg, msglen);
 }
 
 static void run_blocks(const char *ptx, const char *k, unsigned nblocks, unsigned nthreads,
@@ -188,6 +194,94 @@ static void test_row_group_choice(void **state)
 	assert_false(has_group(diverges, AG_GROUPS_AUTO));
 	assert_false(has_group(diverges, AG_GROUPS_ALL));
 	assert_false(has_group(guarded_barrier, AG_GROUPS_ALL));
+}
+
+/* A grid-stride loop over a.  pre goes before the loop, body into it
+ * (%rd4: the address of element %r10, the index), end after it. */
+static void stride_ptx(char *buf, size_t size, const char *pre, const char *body,
+		       const char *step, const char *end)
+{
+	snprintf(buf, size, HEADER
+		 ".visible .entry k(.param .u64 a, .param .u32 n)\n{\n"
+		 "\t.reg .b32 %%r<14>;\n\t.reg .pred %%p<3>;\n\t.reg .b64 %%rd<6>;\n"
+		 "\tld.param.u64 %%rd1, [a];\n\tld.param.u32 %%r6, [n];\n"
+		 "\tmov.u32 %%r1, %%ntid.x;\n\tmov.u32 %%r7, %%ctaid.x;\n\tmov.u32 %%r8, %%tid.x;\n"
+		 "\tmad.lo.s32 %%r10, %%r7, %%r1, %%r8;\n"
+		 "\tsetp.ge.s32 %%p1, %%r10, %%r6;\n\t@%%p1 bra $END;\n"
+		 "\tmov.u32 %%r9, %%nctaid.x;\n\tmul.lo.s32 %%r3, %%r9, %%r1;\n"
+		 "\tcvta.to.global.u64 %%rd2, %%rd1;\n%s"
+		 "$LOOP:\n"
+		 "\tmul.wide.s32 %%rd3, %%r10, 4;\n\tadd.s64 %%rd4, %%rd2, %%rd3;\n%s"
+		 "\tadd.s32 %%r10, %%r10, %%r%s;\n"
+		 "\tsetp.lt.s32 %%p2, %%r10, %%r6;\n\t@%%p2 bra $LOOP;\n"
+		 "$END:\n%s\tret;\n}\n", pre, body, step, end);
+}
+
+static int turn_by_turn(const char *ptx)
+{
+	struct strbuf c = STRBUF_INIT;
+	int has;
+
+	translate_to(ptx, &c);
+	has = strstr(c.buf, "a grid-stride loop, turn by turn") != NULL;
+	sb_free(&c);
+	return has;
+}
+
+/*
+ * Which grid-stride loops run turn by turn over virtual blocks (stride.c),
+ * and that one does run each element once: its body may read only the
+ * index and what no thread's index feeds, carry nothing from one turn to
+ * the next, and the kernel may do nothing but compute before the loop and
+ * return after it; the stride must be the grid's.
+ */
+static void test_stride_loops(void **state)
+{
+	static const char store_i[] = "\tst.global.u32 [%rd4], %r10;\n";
+	char ptx[2048];
+	struct {
+		uint32_t *a;
+		int32_t n;
+	} prm;
+	uint32_t out[1000];
+	char msg[256];
+	int i;
+
+	(void)state;
+	stride_ptx(ptx, sizeof(ptx), "", store_i, "3", "");
+	assert_true(turn_by_turn(ptx));
+	memset(out, 0xff, sizeof(out));
+	prm.a = out;
+	prm.n = 997;
+	if (run_params(ptx, "k", 5, 64, &prm, msg, sizeof(msg)))
+		fail_msg("run: %s", msg);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(out[i], i < 997 ? (uint32_t)i : 0xffffffffu);
+
+	/* the body stores its block's index */
+	stride_ptx(ptx, sizeof(ptx), "", "\tst.global.u32 [%rd4], %r7;\n", "3", "");
+	assert_false(turn_by_turn(ptx));
+	/* a count carried from turn to turn */
+	stride_ptx(ptx, sizeof(ptx), "\tmov.u32 %r11, 0;\n",
+		   "\tadd.s32 %r11, %r11, 1;\n\tst.global.u32 [%rd4], %r11;\n", "3", "");
+	assert_false(turn_by_turn(ptx));
+	/* written first under a guard only */
+	stride_ptx(ptx, sizeof(ptx), "\tmov.u32 %r11, 0;\n",
+		   "\tsetp.eq.s32 %p1, %r10, 7;\n\t@%p1 mov.u32 %r11, 5;\n"
+		   "\tst.global.u32 [%rd4], %r11;\n", "3", "");
+	assert_false(turn_by_turn(ptx));
+	/* a register the index fed before the loop, made again first */
+	stride_ptx(ptx, sizeof(ptx), "\tadd.s32 %r12, %r10, 1;\n",
+		   "\tadd.s32 %r12, %r10, 2;\n\tst.global.u32 [%rd4], %r12;\n", "3", "");
+	assert_true(turn_by_turn(ptx));
+	/* a store before the loop, or after it */
+	stride_ptx(ptx, sizeof(ptx), "\tst.global.u32 [%rd2], %r6;\n", store_i, "3", "");
+	assert_false(turn_by_turn(ptx));
+	stride_ptx(ptx, sizeof(ptx), "", store_i, "3", "\tst.global.u32 [%rd1], %r6;\n");
+	assert_false(turn_by_turn(ptx));
+	/* the block's stride, not the grid's */
+	stride_ptx(ptx, sizeof(ptx), "", store_i, "1", "");
+	assert_false(turn_by_turn(ptx));
 }
 
 /* Translating ptx must fail with a message containing want. */
@@ -1253,6 +1347,7 @@ int main(void)
 		cmocka_unit_test(test_shared_bases),
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_row_group_choice),
+		cmocka_unit_test(test_stride_loops),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),

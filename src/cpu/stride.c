@@ -1,0 +1,466 @@
+/*
+ * stride.c - grid-stride loops, run turn by turn over virtual blocks.
+ *
+ * A grid-stride loop
+ *
+ *	for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+ *	     i += blockDim.x * gridDim.x)
+ *		body(i);
+ *
+ * gives thread t of the grid's T = blockDim.x * gridDim.x threads the
+ * turns i = t, t + T, t + 2T, ...  Run a few blocks at a time, a turn
+ * reads a kilobyte or so of each array before the stride takes it a whole
+ * grid further, and the hardware's prefetchers, which follow streams
+ * within a page, do not follow that (saxpy ran at half the speed of the
+ * same loop in C).  When the body depends on its thread only through i,
+ * turn k of thread x of block b does what the first turn of thread x of
+ * block k * gridDim.x + b would do in a grid large enough to need one
+ * turn per thread.  So the block function of such a kernel
+ * (translate_fast.c, emit_block_stride) runs, for the run of blocks
+ * [c0, c0 + nb) its call was given, the virtual blocks k * gridDim.x + c0
+ * ... + nb - 1 for k = 0, 1, ... until one starts past n, each as a plain
+ * loop over its threads (the fast path's scalar translation, with the
+ * loop's step, test and back edge left out: a thread runs one turn).  A
+ * turn then reads the call's whole stretch of each array, tens of
+ * kilobytes, in order.  Every thread's turns still run in order and on
+ * one OS thread, so its program order holds; only the interleaving of
+ * different threads' turns changes, which a kernel without barriers,
+ * shared memory or warp operations cannot rely on.
+ *
+ * The loop qualifies when, as nvcc writes it (tr_stride_scan):
+ *
+ * - it is the kernel's only loop, entered past a guard `@%p bra END`
+ *   with %p = i >= n, left only at its bottom (`i += S; @(i < n) bra
+ *   LOOP`, 32-bit, signed or unsigned), and after END the kernel only
+ *   returns;
+ * - i starts as %ctaid.x * %ntid.x + %tid.x (a mad, or a mul and an add),
+ *   S is %nctaid.x * %ntid.x, and n is a 32-bit kernel parameter, whose
+ *   offset the block function reads it from;
+ * - before the loop the kernel only computes (no stores, no loads but of
+ *   parameters: each virtual thread runs that part again), and the body
+ *   is straight-line code that reads, of what was computed before it,
+ *   only i and registers that %tid.x and %ctaid.x do not feed, and carries
+ *   no other register from one turn to the next: each register it reads
+ *   it writes first, unguarded, in the same turn.
+ *
+ * At run time the block function checks what the text cannot: a 1D grid
+ * of 1D blocks, and no turn of any thread past INT32_MAX, or UINT32_MAX
+ * when unsigned (n - 1 + T fits: a thread's i never wraps).  Otherwise the kernel runs in lockstep as
+ * before (ag_block_run).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/translate_int.h"
+
+/* The statement index of label name in fn, or UINT32_MAX. */
+static uint32_t label_at(const struct ptx_func *fn, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < fn->nbody; i++)
+		if (fn->body[i].kind == PTX_STMT_LABEL && !strcmp(fn->body[i].u.label, name))
+			return i;
+	return UINT32_MAX;
+}
+
+/* The one instruction of fn that writes register reg, when one and
+ * unguarded does (its statement index in *at), else NULL. */
+static const struct ptx_insn *only_writer(const struct ptx_func *fn, const char *reg, uint32_t *at)
+{
+	const struct ptx_insn *w = NULL;
+	uint32_t i;
+
+	for (i = 0; i < fn->nbody; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+
+		if (!in || !tr_writes(in, reg))
+			continue;
+		if (w || in->guard)
+			return NULL;
+		w = in;
+		if (at)
+			*at = i;
+	}
+	return w;
+}
+
+static int is_reg(const struct ptx_operand *o)
+{
+	return o->kind == PTX_OP_REG && o->name && !o->component;
+}
+
+static int same_reg(const struct ptx_operand *o, const char *name)
+{
+	return is_reg(o) && !strcmp(o->name, name);
+}
+
+/* Whether o is a register whose one writer moves sreg's x into it. */
+static int holds(const struct ptx_func *fn, const struct ptx_operand *o, const char *sreg)
+{
+	const struct ptx_insn *in;
+
+	if (!is_reg(o) || !(in = only_writer(fn, o->name, NULL)))
+		return 0;
+	return !strcmp(in->opcode, "mov") && in->nops == 2 && in->ops[1].kind == PTX_OP_REG &&
+	       in->ops[1].name && !strcmp(in->ops[1].name, sreg) && in->ops[1].component &&
+	       !strcmp(in->ops[1].component, "x");
+}
+
+/* Whether a and b hold sregs x and y, in either order. */
+static int holds_pair(const struct ptx_func *fn, const struct ptx_operand *a,
+		      const struct ptx_operand *b, const char *x, const char *y)
+{
+	return (holds(fn, a, x) && holds(fn, b, y)) || (holds(fn, a, y) && holds(fn, b, x));
+}
+
+/* Whether in is a 32-bit integer opcode (".lo" first when lo) of n
+ * operands, all of them plain registers. */
+static int int32_op(const struct ptx_insn *in, const char *opcode, int lo, uint32_t n)
+{
+	const char *ty;
+	uint32_t i;
+
+	if (strcmp(in->opcode, opcode) || in->nmods != (lo ? 2u : 1u) || in->nops != n ||
+	    (lo && strcmp(in->mods[0], ".lo")))
+		return 0;
+	ty = in->mods[in->nmods - 1];
+	if (strcmp(ty, ".s32") && strcmp(ty, ".u32"))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!is_reg(&in->ops[i]) || in->ops[i].pair)
+			return 0;
+	return 1;
+}
+
+/* Whether in makes the grid-wide index %ctaid.x * %ntid.x + %tid.x: a mad,
+ * or an add of %tid.x and a mul's product. */
+static int thread_index(const struct ptx_func *fn, const struct ptx_insn *in)
+{
+	const struct ptx_insn *mul;
+	int k;
+
+	if (int32_op(in, "mad", 1, 4))
+		return holds_pair(fn, &in->ops[1], &in->ops[2], "%ctaid", "%ntid") &&
+		       holds(fn, &in->ops[3], "%tid");
+	if (!int32_op(in, "add", 0, 3))
+		return 0;
+	for (k = 1; k <= 2; k++) {
+		mul = only_writer(fn, in->ops[k].name, NULL);
+		if (holds(fn, &in->ops[3 - k], "%tid") && mul && int32_op(mul, "mul", 1, 3) &&
+		    holds_pair(fn, &mul->ops[1], &mul->ops[2], "%ctaid", "%ntid"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether in is setp of i against n with cmp, as type ty (".s32" or
+ * ".u32"). */
+static int compares(const struct ptx_insn *in, const char *cmp, const char *ty, const char *i,
+		    const char *n)
+{
+	return !strcmp(in->opcode, "setp") && in->nmods == 2 && !strcmp(in->mods[0], cmp) &&
+	       !strcmp(in->mods[1], ty) && in->nops == 3 && is_reg(&in->ops[0]) &&
+	       !in->ops[0].pair && same_reg(&in->ops[1], i) && same_reg(&in->ops[2], n);
+}
+
+/* Whether branch br (guarded by a predicate whose one writer is a setp)
+ * is taken exactly when i < n (less) or i >= n, as type ty. */
+static int branches_on(const struct ptx_func *fn, const struct ptx_insn *br, int less,
+		       const char *ty, const char *i, const char *n)
+{
+	const struct ptx_insn *p = br->guard ? only_writer(fn, br->guard, NULL) : NULL;
+
+	if (!p)
+		return 0;
+	return compares(p, (less ^ br->guard_neg) ? ".lt" : ".ge", ty, i, n);
+}
+
+/* The offset in the parameter block of the 32-bit kernel parameter that
+ * in (ld.param of one register) loads, or -1. */
+static int64_t param_offset(const struct ptx_func *fn, const struct ptx_insn *in)
+{
+	uint32_t off[64], size[64], align[64], j;
+	const struct ptx_operand *a = &in->ops[1];
+
+	if (strcmp(in->opcode, "ld") || in->nmods != 2 || strcmp(in->mods[0], ".param") ||
+	    (strcmp(in->mods[1], ".u32") && strcmp(in->mods[1], ".s32") &&
+	     strcmp(in->mods[1], ".b32")) || in->nops != 2 || a->kind != PTX_OP_ADDR ||
+	    a->base_is_reg || !a->name || fn->nparams > 64)
+		return -1;
+	ptx_param_layout(fn, off, size, align, 64);
+	for (j = 0; j < fn->nparams; j++)
+		if (!strcmp(fn->params[j].name, a->name))
+			return a->i >= 0 && a->i + 4 <= size[j] ? off[j] + a->i : -1;
+	return -1;
+}
+
+/* What the code before the loop may do: compute, and load parameters. */
+static int computes(const struct ptx_insn *in)
+{
+	static const char *const ops[] = {
+		"mov", "mad", "mul", "add", "sub", "shl", "shr", "cvt", "cvta", "setp", "selp",
+		"and", "or", "xor", "not", "neg", "min", "max",
+	};
+
+	if (!strcmp(in->opcode, "ld"))
+		return in->nmods && !strcmp(in->mods[0], ".param");
+	return tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
+}
+
+/* What the body may not do: leave, call, wait, or stop. */
+static int disturbs(const struct ptx_insn *in)
+{
+	static const char *const ops[] = {
+		"bra", "brx", "ret", "exit", "call", "trap", "brkpt", "bar", "barrier",
+		"mbarrier", "cp", "griddepcontrol",
+	};
+
+	return tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
+}
+
+static int is_grid_sreg(const char *name)
+{
+	return !strcmp(name, "%tid") || !strcmp(name, "%ctaid");
+}
+
+/* The registers the code before the loop (statements [0, h)) computes
+ * from %tid or %ctaid, into t; -1 when an instruction writes more than
+ * tr_dests tells. */
+static int tainted(const struct ptx_func *fn, uint32_t h, struct tr_names *t)
+{
+	const char *d[TR_MAX_DESTS];
+	uint32_t i, j, k, nd;
+
+	for (i = 0; i < h; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+		struct tr_names r = { 0 };
+		int hit = 0;
+
+		if (!in)
+			continue;
+		if ((nd = tr_dests(in, d, TR_MAX_DESTS)) > TR_MAX_DESTS)
+			return -1;
+		tr_insn_reads(in, &r);
+		for (j = 0; j < r.n && !hit; j++) {
+			hit = is_grid_sreg(r.v[j]);
+			for (k = 0; k < t->n && !hit; k++)
+				hit = !strcmp(t->v[k], r.v[j]);
+		}
+		free(r.v);
+		for (j = 0; hit && j < nd; j++)
+			tr_names_add(t, d[j]);
+	}
+	return 0;
+}
+
+/* Whether some instruction in statements (from, to) writes reg; unguarded
+ * only, when plain. */
+static int written_in(const struct ptx_func *fn, uint32_t from, uint32_t to, const char *reg,
+		      int plain)
+{
+	uint32_t i;
+
+	for (i = from + 1; i < to; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+
+		if (in && (!plain || !in->guard) && tr_writes(in, reg))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the loop (statements (h, e]) reads, of what was computed before
+ * it, only i and registers that %tid and %ctaid do not feed, and carries
+ * nothing else from one turn to the next; and writes i only at step. */
+static int turns_apart(const struct ptx_func *fn, uint32_t h, uint32_t e, const char *i,
+		       const struct ptx_insn *step)
+{
+	struct tr_names t = { 0 };
+	uint32_t k, j, m;
+	int ok = !tainted(fn, h, &t);
+
+	for (k = h + 1; k <= e && ok; k++) {
+		const struct ptx_insn *in = tr_insn_at(fn, k);
+		struct tr_names r = { 0 };
+
+		if (!in)
+			continue;
+		if (in != step && tr_writes(in, i))
+			ok = 0;
+		tr_insn_reads(in, &r);
+		for (j = 0; j < r.n && ok; j++) {
+			const char *v = r.v[j];
+
+			if (!strcmp(v, i))
+				continue;
+			if (is_grid_sreg(v))
+				ok = 0;
+			else if (written_in(fn, h, e + 1, v, 0))
+				ok = written_in(fn, h, k, v, 1);
+			else
+				for (m = 0; m < t.n && ok; m++)
+					ok = strcmp(t.v[m], v) != 0;
+		}
+		free(r.v);
+	}
+	free(t.v);
+	return ok;
+}
+
+/* The instruction before statement k (skipping other statements) at or
+ * after from, or NULL; its index in *at. */
+static const struct ptx_insn *insn_before(const struct ptx_func *fn, uint32_t k, uint32_t from,
+					  uint32_t *at)
+{
+	while (k-- > from)
+		if (fn->body[k].kind == PTX_STMT_INSN) {
+			*at = k;
+			return &fn->body[k].u.insn;
+		}
+		else if (fn->body[k].kind == PTX_STMT_LABEL)
+			return NULL;
+	return NULL;
+}
+
+/* The one backward branch of fn (its index in *e, its target's in *h). */
+static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, uint32_t *e)
+{
+	const struct ptx_insn *back = NULL;
+	uint32_t i, to;
+
+	for (i = 0; i < fn->nbody; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+
+		if (!in || strcmp(in->opcode, "bra"))
+			continue;
+		if (in->nops != 1 || in->ops[0].kind != PTX_OP_SYM ||
+		    (to = label_at(fn, in->ops[0].name)) == UINT32_MAX)
+			return NULL;
+		if (to < i) {
+			if (back)
+				return NULL;
+			back = in;
+			*h = to;
+			*e = i;
+		}
+	}
+	return back;
+}
+
+/* Whether statements [0, h) only declare registers and compute, with one
+ * branch: the guard, `@(i >= n) bra END` after i is made. */
+static int prologue_ok(const struct ptx_func *fn, uint32_t h, const char *end, const char *ty,
+		       const char *i, const char *n, uint32_t i_at)
+{
+	uint32_t k, guards = 0;
+
+	for (k = 0; k < h; k++) {
+		const struct ptx_stmt *s = &fn->body[k];
+		const struct ptx_insn *in = &s->u.insn;
+
+		if (s->kind == PTX_STMT_DECL && s->u.decl.space == PTX_SPACE_REG)
+			continue;
+		if (s->kind == PTX_STMT_PRAGMA)
+			continue;
+		if (s->kind != PTX_STMT_INSN)
+			return 0;
+		if (!strcmp(in->opcode, "bra")) {
+			if (k < i_at || strcmp(in->ops[0].name, end) ||
+			    !branches_on(fn, in, 0, ty, i, n))
+				return 0;
+			guards++;
+		} else if (!computes(in)) {
+			return 0;
+		}
+	}
+	return guards == 1;
+}
+
+/* Whether the statements of the loop's body (h, e) are instructions that
+ * stay in it, and after END (from) the kernel only returns. */
+static int body_and_end_ok(const struct ptx_func *fn, uint32_t h, uint32_t e, uint32_t from)
+{
+	uint32_t k;
+
+	for (k = h + 1; k < e; k++) {
+		const struct ptx_stmt *s = &fn->body[k];
+
+		if (s->kind == PTX_STMT_PRAGMA)
+			continue;
+		if (s->kind != PTX_STMT_INSN || disturbs(&s->u.insn))
+			return 0;
+	}
+	for (k = from; k < fn->nbody; k++) {
+		const struct ptx_stmt *s = &fn->body[k];
+
+		if (s->kind == PTX_STMT_PRAGMA || s->kind == PTX_STMT_CLOSE)
+			continue;
+		if (s->kind != PTX_STMT_INSN || s->u.insn.guard ||
+		    (strcmp(s->u.insn.opcode, "ret") && strcmp(s->u.insn.opcode, "exit")))
+			return 0;
+	}
+	return 1;
+}
+
+int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
+{
+	const struct ptx_insn *back, *test, *step, *init, *mul, *ld;
+	const char *i, *n, *ty;
+	uint32_t h = 0, e = 0, at, i_at;
+	int64_t off;
+	int k;
+
+	if (!fn->is_entry || tr_redeclared(fn) || !(back = back_edge(fn, &h, &e)) ||
+	    !(test = insn_before(fn, e, h + 1, &at)) || !(step = insn_before(fn, at, h + 1, &at)))
+		return 0;
+	/* i += S; setp.lt.s32 %p, i, n; @%p bra LOOP */
+	if (!int32_op(step, "add", 0, 3) || step->guard || test->guard)
+		return 0;
+	i = step->ops[0].name;
+	k = same_reg(&step->ops[1], i) ? 2 : 1;
+	if (!same_reg(&step->ops[3 - k], i) || same_reg(&step->ops[k], i))
+		return 0;
+	if (test->nops != 3 || !is_reg(&test->ops[2]) || test->nmods != 2 || !back->guard ||
+	    !same_reg(&test->ops[0], back->guard))
+		return 0;
+	ty = test->mods[1];
+	n = test->ops[2].name;
+	if ((strcmp(ty, ".s32") && strcmp(ty, ".u32")) || !branches_on(fn, back, 1, ty, i, n))
+		return 0;
+	/* S = %nctaid.x * %ntid.x; n a parameter; i made once before */
+	mul = only_writer(fn, step->ops[k].name, NULL);
+	if (!mul || !int32_op(mul, "mul", 1, 3) ||
+	    !holds_pair(fn, &mul->ops[1], &mul->ops[2], "%nctaid", "%ntid"))
+		return 0;
+	if (!(ld = only_writer(fn, n, &at)) || at >= h || (off = param_offset(fn, ld)) < 0)
+		return 0;
+	init = NULL;
+	i_at = 0;
+	for (at = 0; at < h; at++) {
+		const struct ptx_insn *in = tr_insn_at(fn, at);
+
+		if (in && tr_writes(in, i)) {
+			if (init || in->guard)
+				return 0;
+			init = in;
+			i_at = at;
+		}
+	}
+	if (!init || !thread_index(fn, init) || e + 1 >= fn->nbody ||
+	    fn->body[e + 1].kind != PTX_STMT_LABEL ||
+	    !prologue_ok(fn, h, fn->body[e + 1].u.label, ty, i, n, i_at) ||
+	    !body_and_end_ok(fn, h, e, e + 2) || !turns_apart(fn, h, e, i, step))
+		return 0;
+	s->back = back;
+	s->test = test;
+	s->step = step;
+	s->bound = (uint32_t)off;
+	s->unsigned_bound = !strcmp(ty, ".u32");
+	return 1;
+}
+
+int tr_stride_drops(const struct tr_stride *s, const struct ptx_insn *in)
+{
+	return s && (in == s->back || in == s->test || in == s->step);
+}

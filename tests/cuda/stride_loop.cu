@@ -1,0 +1,226 @@
+/*
+ * stride_loop: the cpu engine runs a grid-stride loop whose body depends
+ * on its thread only through the index as one loop over virtual blocks,
+ * a turn at a time (docs/cpu-engine.md, "Grid-stride loops").  Each
+ * element must still be visited exactly as often as on a GPU: once in a
+ * 1D launch, whatever the grid, the block (warps cut short included) and
+ * n (past the grid, short of it, zero, negative); once per y thread or y
+ * block when the launch is 2D, where the engine falls back to lockstep.
+ * Loops that read their thread's own index, carry a value from one turn to
+ * the next, do something after the loop or compare unsigned must keep
+ * their meaning too, and a fault in the loop is an illegal address.
+ */
+#include <cstdint>
+#include "check.h"
+
+/* The loop the engine runs turn by turn. */
+__global__ void axpy(float a, const float *x, float *y, int n)
+{
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+		y[i] = a * x[i] + y[i];
+}
+
+/* So does this one: each visit of an element counts. */
+__global__ void visits(unsigned *hits, int n)
+{
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+		atomicAdd(&hits[i], 1u);
+}
+
+/* The body reads its thread's block and thread index. */
+__global__ void owner(unsigned *out, int n)
+{
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+		out[i] = blockIdx.x << 16 | threadIdx.x;
+}
+
+/* A sum carried from one turn to the next, and used after the loop. */
+__global__ void running(const unsigned *in, unsigned *out, unsigned *total, int n)
+{
+	unsigned s = 0;
+
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+		s += in[i];
+		out[i] = s;
+	}
+	atomicAdd(total, s);
+}
+
+/* An unsigned bound and index: another comparison. */
+__global__ void scale_unsigned(float *y, unsigned n)
+{
+	for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+		y[i] *= 3.0f;
+}
+
+/* Branches in the body. */
+__global__ void fold(const float *x, float *y, int n)
+{
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+		float v = x[i];
+
+		if (v > 0.25f)
+			y[i] = v * 2.0f;
+		else if (v < -0.25f)
+			y[i] = -v;
+		else
+			y[i] = 0.5f;
+	}
+}
+
+static float value(int i)
+{
+	return (float)((i * 7919) % 2001 - 1000) / 1000.0f;
+}
+
+static void run_axpy(unsigned blocks, unsigned threads, int n)
+{
+	int m = n > 0 ? n : 1;
+	size_t bytes = (size_t)m * 4;
+	float *x, *y, *hx = (float *)malloc(bytes), *hy = (float *)malloc(bytes);
+	float *want = (float *)malloc(bytes);
+	char what[96];
+
+	for (int i = 0; i < m; i++) {
+		hx[i] = value(i);
+		hy[i] = value(i + 17);
+		want[i] = i < n ? fmaf(2.5f, hx[i], hy[i]) : hy[i];
+	}
+	CK(cudaMalloc(&x, bytes));
+	CK(cudaMalloc(&y, bytes));
+	CK(cudaMemcpy(x, hx, bytes, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(y, hy, bytes, cudaMemcpyHostToDevice));
+	axpy<<<blocks, threads>>>(2.5f, x, y, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(hy, y, bytes, cudaMemcpyDeviceToHost));
+	snprintf(what, sizeof(what), "axpy in %u blocks of %u threads over %d", blocks, threads, n);
+	check_array(what, hy, want, m);
+	CK(cudaFree(x));
+	CK(cudaFree(y));
+	free(hx), free(hy), free(want);
+}
+
+static void run_visits(dim3 grid, dim3 block, int n)
+{
+	unsigned *hits, *h = (unsigned *)malloc((size_t)n * 4), *want = (unsigned *)malloc((size_t)n * 4);
+	char what[96];
+
+	for (int i = 0; i < n; i++)
+		want[i] = grid.y * grid.z * block.y * block.z;
+	CK(cudaMalloc(&hits, (size_t)n * 4));
+	CK(cudaMemset(hits, 0, (size_t)n * 4));
+	visits<<<grid, block>>>(hits, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, hits, (size_t)n * 4, cudaMemcpyDeviceToHost));
+	snprintf(what, sizeof(what), "visits by grid (%u,%u,%u) of blocks (%u,%u,%u) over %d",
+		 grid.x, grid.y, grid.z, block.x, block.y, block.z, n);
+	check_array(what, h, want, n);
+	CK(cudaFree(hits));
+	free(h), free(want);
+}
+
+static void run_owner(unsigned blocks, unsigned threads, int n)
+{
+	unsigned *out, *h = (unsigned *)malloc((size_t)n * 4), *want = (unsigned *)malloc((size_t)n * 4);
+	unsigned width = blocks * threads;
+
+	for (int i = 0; i < n; i++)
+		want[i] = (unsigned)i % width / threads << 16 | (unsigned)i % width % threads;
+	CK(cudaMalloc(&out, (size_t)n * 4));
+	owner<<<blocks, threads>>>(out, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, out, (size_t)n * 4, cudaMemcpyDeviceToHost));
+	check_array("owner: each element names its thread", h, want, n);
+	CK(cudaFree(out));
+	free(h), free(want);
+}
+
+static void run_running(unsigned blocks, unsigned threads, int n)
+{
+	unsigned *in, *out, *total, htotal, sum = 0, width = blocks * threads;
+	unsigned *hin = (unsigned *)malloc((size_t)n * 4), *h = (unsigned *)malloc((size_t)n * 4);
+	unsigned *want = (unsigned *)malloc((size_t)n * 4);
+
+	for (int i = 0; i < n; i++) {
+		hin[i] = (unsigned)i * 2654435761u >> 20;
+		want[i] = hin[i] + (i >= (int)width ? want[i - width] : 0);
+		sum += hin[i];
+	}
+	CK(cudaMalloc(&in, (size_t)n * 4));
+	CK(cudaMalloc(&out, (size_t)n * 4));
+	CK(cudaMalloc(&total, 4));
+	CK(cudaMemset(total, 0, 4));
+	CK(cudaMemcpy(in, hin, (size_t)n * 4, cudaMemcpyHostToDevice));
+	running<<<blocks, threads>>>(in, out, total, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, out, (size_t)n * 4, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(&htotal, total, 4, cudaMemcpyDeviceToHost));
+	check_array("running: each thread's sum over its turns", h, want, n);
+	check(htotal == sum, "running: the total %u, want %u", htotal, sum);
+	CK(cudaFree(in));
+	CK(cudaFree(out));
+	CK(cudaFree(total));
+	free(hin), free(h), free(want);
+}
+
+static void run_unsigned_and_fold(unsigned blocks, unsigned threads, int n)
+{
+	float *x, *y, *hx = (float *)malloc((size_t)n * 4), *h = (float *)malloc((size_t)n * 4);
+	float *want = (float *)malloc((size_t)n * 4);
+
+	for (int i = 0; i < n; i++) {
+		float v = value(i);
+
+		hx[i] = v;
+		want[i] = 3.0f * (v > 0.25f ? v * 2.0f : v < -0.25f ? -v : 0.5f);
+	}
+	CK(cudaMalloc(&x, (size_t)n * 4));
+	CK(cudaMalloc(&y, (size_t)n * 4));
+	CK(cudaMemcpy(x, hx, (size_t)n * 4, cudaMemcpyHostToDevice));
+	fold<<<blocks, threads>>>(x, y, n);
+	scale_unsigned<<<blocks, threads>>>(y, (unsigned)n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, y, (size_t)n * 4, cudaMemcpyDeviceToHost));
+	check_array("fold, then scale with an unsigned bound", h, want, n);
+	CK(cudaFree(x));
+	CK(cudaFree(y));
+	free(hx), free(h), free(want);
+}
+
+/* A loop that writes through a pointer it was not given faults. */
+static void run_fault(void)
+{
+	float *x;
+	int n = 4096;
+
+	CK(cudaMalloc(&x, (size_t)n * 4));
+	CK(cudaMemset(x, 0, (size_t)n * 4));
+	axpy<<<8, 64>>>(1.0f, x, (float *)(uintptr_t)64, n);
+	CK(cudaGetLastError());
+	cudaError_t e = cudaDeviceSynchronize();
+	check(e == cudaErrorIllegalAddress, "a store to address 64 in the loop: %s",
+	      cudaGetErrorName(e));
+}
+
+int main(void)
+{
+	/* whole turns and a last turn cut short, n short of the grid, warps
+	 * cut short, a single thread, nothing to do */
+	run_axpy(64, 256, 64 * 256 * 5 + 77);
+	run_axpy(3, 96, 1000);
+	run_axpy(1000, 32, 500);
+	run_axpy(13, 33, 13 * 33 * 4);
+	run_axpy(1, 1, 100);
+	run_axpy(7, 64, 0);
+	run_axpy(7, 64, -5);
+	/* 1D: once each; 2D blocks or grids (lockstep): once per y and z */
+	run_visits(dim3(40), dim3(128), 40 * 128 * 3 + 11);
+	run_visits(dim3(5), dim3(32, 2), 5000);
+	run_visits(dim3(4, 3), dim3(64), 3000);
+	run_visits(dim3(2, 1, 2), dim3(16, 1, 3), 777);
+	run_owner(10, 64, 10 * 64 * 3 + 5);
+	run_running(6, 96, 6 * 96 * 4 + 50);
+	run_unsigned_and_fold(9, 128, 9 * 128 * 2 + 3);
+	run_fault();
+	return verdict("stride_loop");
+}
