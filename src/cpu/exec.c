@@ -32,6 +32,8 @@ struct worker {
 	size_t shared_cap;
 	unsigned char *scratch; /* and its blocks' own memory (svc->scratch) */
 	size_t scratch_cap;
+	unsigned char *carry;   /* and what a sweep leaves them (svc->carry) */
+	size_t carry_cap;
 };
 
 struct job {
@@ -208,6 +210,13 @@ static void *svc_scratch(struct ag_block *b, unsigned long long size)
 	return grow(&w->scratch, &w->scratch_cap, size) ? NULL : w->scratch;
 }
 
+static void *svc_carry(struct ag_block *b, unsigned long long size)
+{
+	struct worker *w = b->worker_ctx;
+
+	return grow(&w->carry, &w->carry_cap, size) ? NULL : w->carry;
+}
+
 static void svc_fault(struct ag_block *b, int err, const char *what)
 {
 	struct job *job = b->env->svc_ctx;
@@ -223,6 +232,7 @@ static const struct ag_services services = {
 	.assertfail = svc_assertfail,
 	.fault = svc_fault,
 	.scratch = svc_scratch,
+	.carry = svc_carry,
 };
 
 static void ensure_shared(struct worker *w, size_t bytes)
@@ -237,6 +247,7 @@ static void worker_release(struct worker *w)
 {
 	free(w->shared);
 	free(w->scratch);
+	free(w->carry);
 }
 
 /* Runs block i of the grid, and with an AG_KF_ROWS kernel the nb - 1
@@ -270,12 +281,14 @@ static void run_block(struct job *job, struct worker *w, uint64_t i, unsigned nb
 
 /* How many blocks from block i (before end) one call runs: the rest of
  * i's row of the grid for a kernel that takes rows (AG_KF_ROWS) when the
- * launch has no shared memory, which its blocks would need apart. */
+ * launch has no shared memory, which its blocks would need apart, or when
+ * the kernel runs such blocks one after the other (AG_KF_SWEEP). */
 static unsigned blocks_per_call(const struct job *job, uint64_t i, uint64_t end)
 {
 	uint64_t row_end = i - i % job->env.nctaid[0] + job->env.nctaid[0];
 
-	if (!(job->k->flags & AG_KF_ROWS) || job->shared_bytes)
+	if (!(job->k->flags & AG_KF_ROWS) ||
+	    (job->shared_bytes && !(job->k->flags & AG_KF_SWEEP)))
 		return 1;
 	return (unsigned)((row_end < end ? row_end : end) - i);
 }

@@ -21,7 +21,7 @@
 #ifndef AG_KERNEL_ABI_H
 #define AG_KERNEL_ABI_H
 
-#define AG_KERNEL_ABI 4u
+#define AG_KERNEL_ABI 5u
 #define AG_WORKER_STACK (64u << 20)
 /* Shared-memory offsets below this, added to a register with a base, share
  * one range test (affine.c, ag_zx_room): more than any block's shared
@@ -52,6 +52,10 @@ struct ag_services {
 	 * 100-odd KiB went back to the system and were faulted in and cleared
 	 * again for every block.  A block asks once. */
 	void *(*scratch)(struct ag_block *b, unsigned long long size);
+	/* A second such memory, which the first's growing leaves in place:
+	 * what a grid-stride loop's sweep leaves for the lockstep run of the
+	 * same call (stride.c). */
+	void *(*carry)(struct ag_block *b, unsigned long long size);
 };
 
 /* One launch; read-only while blocks run. */
@@ -85,6 +89,12 @@ struct ag_block {
 				 * nb - 1 after it in the same row of the
 				 * grid; more than 1 only for AG_KF_ROWS
 				 * kernels, which move ctaid[0] along */
+	const unsigned char *carry;     /* the registers each thread of the
+					 * call's blocks from carry_c0 on
+					 * had after its grid-stride loop,
+					 * which the lockstep run takes up
+					 * there (stride.c); NULL: none */
+	unsigned carry_c0;
 };
 
 typedef void (*ag_kernel_fn)(struct ag_block *b);
@@ -103,6 +113,9 @@ struct ag_kernel_desc {
 #define AG_KF_ROWS      4u   /* runs b->nb blocks a call, when the launch
 			      * has no shared memory (threads that neither
 			      * wait for nor see each other: any order) */
+#define AG_KF_SWEEP     8u   /* with AG_KF_ROWS: even with shared memory
+			      * (a grid-stride loop swept across the call's
+			      * blocks first, each block then run alone) */
 
 /* A module-scope .global or .const variable: its storage lives in the
  * generated .so (initialised as the PTX says); addr is that storage. */

@@ -154,6 +154,22 @@ static int thread_index(const struct ptx_func *fn, const struct ptx_insn *in)
 	return 0;
 }
 
+/* The register that holds the grid-wide index when in starts i with it:
+ * i itself when in makes it, the register in copies when that one's only
+ * writer does (nvcc copies it when the kernel reads it after the loop);
+ * else NULL. */
+static const char *index_source(const struct ptx_func *fn, const struct ptx_insn *in)
+{
+	const struct ptx_insn *w;
+
+	if (thread_index(fn, in))
+		return in->ops[0].name;
+	if (strcmp(in->opcode, "mov") || in->nops != 2 || !is_reg(&in->ops[1]) ||
+	    !(w = only_writer(fn, in->ops[1].name, NULL)) || !thread_index(fn, w))
+		return NULL;
+	return in->ops[1].name;
+}
+
 /* Whether in is setp of i against n with cmp, as type ty (".s32" or
  * ".u32"). */
 static int compares(const struct ptx_insn *in, const char *cmp, const char *ty, const char *i,
@@ -162,6 +178,20 @@ static int compares(const struct ptx_insn *in, const char *cmp, const char *ty, 
 	return !strcmp(in->opcode, "setp") && in->nmods == 2 && !strcmp(in->mods[0], cmp) &&
 	       !strcmp(in->mods[1], ty) && in->nops == 3 && is_reg(&in->ops[0]) &&
 	       !in->ops[0].pair && same_reg(&in->ops[1], i) && same_reg(&in->ops[2], n);
+}
+
+/* Whether fn calls anything. */
+static int calls(const struct ptx_func *fn)
+{
+	uint32_t k;
+
+	for (k = 0; k < fn->nbody; k++) {
+		const struct ptx_insn *in = tr_insn_at(fn, k);
+
+		if (in && !strcmp(in->opcode, "call"))
+			return 1;
+	}
+	return 0;
 }
 
 /* Whether branch br (guarded by a predicate whose one writer is a setp)
@@ -195,7 +225,22 @@ static int64_t param_offset(const struct ptx_func *fn, const struct ptx_insn *in
 	return -1;
 }
 
-/* What the code before the loop may do: compute, and load parameters. */
+/* Whether in reads a special register of its lane within its warp. */
+static int lane_sreg(const struct ptx_insn *in)
+{
+	struct tr_names r = { 0 };
+	uint32_t j;
+	int hit = 0;
+
+	tr_insn_reads(in, &r);
+	for (j = 0; j < r.n && !hit; j++)
+		hit = tr_lane_sreg(r.v[j]);
+	free(r.v);
+	return hit;
+}
+
+/* What the code before the loop may do: compute (not with its lane's
+ * place in its warp), and load parameters. */
 static int computes(const struct ptx_insn *in)
 {
 	static const char *const ops[] = {
@@ -203,12 +248,15 @@ static int computes(const struct ptx_insn *in)
 		"and", "or", "xor", "not", "neg", "min", "max",
 	};
 
+	if (lane_sreg(in))
+		return 0;
 	if (!strcmp(in->opcode, "ld"))
 		return in->nmods && !strcmp(in->mods[0], ".param");
 	return tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
 }
 
-/* What the body may not do: leave, call, wait, or stop. */
+/* What the body may not do: leave, call, wait, stop, or look at the
+ * other lanes of its warp (the sweep runs no warps). */
 static int disturbs(const struct ptx_insn *in)
 {
 	static const char *const ops[] = {
@@ -216,7 +264,8 @@ static int disturbs(const struct ptx_insn *in)
 		"mbarrier", "cp", "griddepcontrol",
 	};
 
-	return tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
+	return tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode) ||
+	       tr_warp_op(in->opcode) || lane_sreg(in);
 }
 
 static int is_grid_sreg(const char *name)
@@ -270,11 +319,27 @@ static int written_in(const struct ptx_func *fn, uint32_t from, uint32_t to, con
 	return 0;
 }
 
+/* Adds reg to the registers a turn takes from the one before; 0 when
+ * there are too many. */
+static int carry(struct tr_stride *s, const char *reg)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->ncarried; j++)
+		if (!strcmp(s->carried[j], reg))
+			return 1;
+	if (s->ncarried == TR_STRIDE_CARRIED)
+		return 0;
+	s->carried[s->ncarried++] = reg;
+	return 1;
+}
+
 /* Whether the loop (statements (h, e]) reads, of what was computed before
- * it, only i and registers that %tid and %ctaid do not feed, and carries
- * nothing else from one turn to the next; and writes i only at step. */
+ * it, only i and registers that %tid and %ctaid do not feed, and writes i
+ * only at step.  A register it reads before it writes it (unguarded) in
+ * the same turn is carried from one turn to the next (s->carried). */
 static int turns_apart(const struct ptx_func *fn, uint32_t h, uint32_t e, const char *i,
-		       const struct ptx_insn *step)
+		       const struct ptx_insn *step, struct tr_stride *s)
 {
 	struct tr_names t = { 0 };
 	uint32_t k, j, m;
@@ -297,7 +362,7 @@ static int turns_apart(const struct ptx_func *fn, uint32_t h, uint32_t e, const 
 			if (is_grid_sreg(v))
 				ok = 0;
 			else if (written_in(fn, h, e + 1, v, 0))
-				ok = written_in(fn, h, k, v, 1);
+				ok = written_in(fn, h, k, v, 1) || carry(s, v);
 			else
 				for (m = 0; m < t.n && ok; m++)
 					ok = strcmp(t.v[m], v) != 0;
@@ -305,6 +370,31 @@ static int turns_apart(const struct ptx_func *fn, uint32_t h, uint32_t e, const 
 		free(r.v);
 	}
 	free(t.v);
+	return ok;
+}
+
+/* Whether the code after the loop (statements from e + 1) reads i; what
+ * else it reads of what the loop or the code between the guard (g) and the
+ * loop writes joins the carried registers, whose values the lockstep run
+ * takes up after the loop from the sweep. */
+static int after_ok(const struct ptx_func *fn, uint32_t g, uint32_t e, const char *i,
+		    struct tr_stride *s)
+{
+	uint32_t k, j;
+	int ok = 1;
+
+	for (k = e + 1; k < fn->nbody && ok; k++) {
+		const struct ptx_insn *in = tr_insn_at(fn, k);
+		struct tr_names r = { 0 };
+
+		if (!in)
+			continue;
+		tr_insn_reads(in, &r);
+		for (j = 0; j < r.n && ok; j++)
+			ok = strcmp(r.v[j], i) &&
+			     (!written_in(fn, g, e + 1, r.v[j], 0) || carry(s, r.v[j]));
+		free(r.v);
+	}
 	return ok;
 }
 
@@ -351,7 +441,7 @@ static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, 
 /* Whether statements [0, h) only declare registers and compute, with one
  * branch: the guard, `@(i >= n) bra END` after i is made. */
 static int prologue_ok(const struct ptx_func *fn, uint32_t h, const char *end, const char *ty,
-		       const char *i, const char *n, uint32_t i_at)
+		       const char *i, const char *n, uint32_t i_at, uint32_t *g)
 {
 	uint32_t k, guards = 0;
 
@@ -359,9 +449,7 @@ static int prologue_ok(const struct ptx_func *fn, uint32_t h, const char *end, c
 		const struct ptx_stmt *s = &fn->body[k];
 		const struct ptx_insn *in = &s->u.insn;
 
-		if (s->kind == PTX_STMT_DECL && s->u.decl.space == PTX_SPACE_REG)
-			continue;
-		if (s->kind == PTX_STMT_PRAGMA)
+		if (s->kind == PTX_STMT_DECL || s->kind == PTX_STMT_PRAGMA)
 			continue;
 		if (s->kind != PTX_STMT_INSN)
 			return 0;
@@ -369,6 +457,7 @@ static int prologue_ok(const struct ptx_func *fn, uint32_t h, const char *end, c
 			if (k < i_at || strcmp(in->ops[0].name, end) ||
 			    !branches_on(fn, in, 0, ty, i, n))
 				return 0;
+			*g = k;
 			guards++;
 		} else if (!computes(in)) {
 			return 0;
@@ -377,9 +466,19 @@ static int prologue_ok(const struct ptx_func *fn, uint32_t h, const char *end, c
 	return guards == 1;
 }
 
+/* Whether in reaches memory other than global, constant or parameter
+ * memory, or may (a generic address). */
+static int other_memory(const struct ptx_insn *in)
+{
+	if (!tr_is_load(in) && !tr_writes_memory(in) && strcmp(in->opcode, "prefetch"))
+		return 0;
+	return !tr_has(in, ".global") && !tr_has(in, ".const") && !tr_has(in, ".param");
+}
+
 /* Whether the statements of the loop's body (h, e) are instructions that
- * stay in it, and after END (from) the kernel only returns. */
-static int body_and_end_ok(const struct ptx_func *fn, uint32_t h, uint32_t e, uint32_t from)
+ * stay in it, and reach only global, constant or parameter memory (shared
+ * memory, where the kernel has some, is the lockstep run's). */
+static int body_ok(const struct ptx_func *fn, uint32_t h, uint32_t e)
 {
 	uint32_t k;
 
@@ -388,9 +487,36 @@ static int body_and_end_ok(const struct ptx_func *fn, uint32_t h, uint32_t e, ui
 
 		if (s->kind == PTX_STMT_PRAGMA)
 			continue;
-		if (s->kind != PTX_STMT_INSN || disturbs(&s->u.insn))
+		if (s->kind != PTX_STMT_INSN || disturbs(&s->u.insn) || other_memory(&s->u.insn))
 			return 0;
 	}
+	return 1;
+}
+
+/* The statement of END, the label after the loop's back edge (statement
+ * e) and the plain instructions that only the loop's exit runs (nvcc's
+ * selp of a predicate the loop left; one basic block), or UINT32_MAX. */
+static uint32_t exit_run(const struct ptx_func *fn, uint32_t e)
+{
+	uint32_t k;
+
+	for (k = e + 1; k < fn->nbody; k++) {
+		const struct ptx_stmt *s = &fn->body[k];
+
+		if (s->kind == PTX_STMT_LABEL)
+			return k;
+		if ((s->kind == PTX_STMT_INSN && disturbs(&s->u.insn)) ||
+		    (s->kind != PTX_STMT_INSN && s->kind != PTX_STMT_PRAGMA))
+			return UINT32_MAX;
+	}
+	return UINT32_MAX;
+}
+
+/* Whether from statement from on the kernel only returns. */
+static int only_returns(const struct ptx_func *fn, uint32_t from)
+{
+	uint32_t k;
+
 	for (k = from; k < fn->nbody; k++) {
 		const struct ptx_stmt *s = &fn->body[k];
 
@@ -406,12 +532,13 @@ static int body_and_end_ok(const struct ptx_func *fn, uint32_t h, uint32_t e, ui
 int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 {
 	const struct ptx_insn *back, *test, *step, *init, *mul, *ld;
-	const char *i, *n, *ty;
-	uint32_t h = 0, e = 0, at, i_at;
+	const char *i, *i0, *n, *ty;
+	uint32_t h = 0, e = 0, g = 0, at, i_at, end;
 	int64_t off;
 	int k;
 
-	if (!fn->is_entry || tr_redeclared(fn) || !(back = back_edge(fn, &h, &e)) ||
+	memset(s, 0, sizeof(*s));
+	if (!fn->is_entry || tr_redeclared(fn) || calls(fn) || !(back = back_edge(fn, &h, &e)) ||
 	    !(test = insn_before(fn, e, h + 1, &at)) || !(step = insn_before(fn, at, h + 1, &at)))
 		return 0;
 	/* i += S; setp.lt.s32 %p, i, n; @%p bra LOOP */
@@ -447,20 +574,159 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 			i_at = at;
 		}
 	}
-	if (!init || !thread_index(fn, init) || e + 1 >= fn->nbody ||
-	    fn->body[e + 1].kind != PTX_STMT_LABEL ||
-	    !prologue_ok(fn, h, fn->body[e + 1].u.label, ty, i, n, i_at) ||
-	    !body_and_end_ok(fn, h, e, e + 2) || !turns_apart(fn, h, e, i, step))
+	/* the guard tests the index after it is made (in i, or the register
+	 * i copies), and jumps past the loop and what its exit runs */
+	if (!init || !(i0 = index_source(fn, init)) ||
+	    (strcmp(i0, i) && !only_writer(fn, i0, &i_at)) ||
+	    (end = exit_run(fn, e)) == UINT32_MAX ||
+	    !prologue_ok(fn, h, fn->body[end].u.label, ty, i0, n, i_at, &g) ||
+	    !body_ok(fn, h, e) || !turns_apart(fn, h, e, i, step, s))
 		return 0;
+	s->exit_run = end > e + 1;
+	s->split = s->exit_run || !only_returns(fn, end + 1);
+	if (s->split && !after_ok(fn, g, e, i, s))
+		return 0;
+	s->guard = tr_insn_at(fn, g);
 	s->back = back;
 	s->test = test;
 	s->step = step;
+	s->head = h;
+	s->end = end;
 	s->bound = (uint32_t)off;
 	s->unsigned_bound = !strcmp(ty, ".u32");
 	return 1;
 }
 
-int tr_stride_drops(const struct tr_stride *s, const struct ptx_insn *in)
+/* Where the carried registers lie in a thread's slot: each at a multiple
+ * of its own size, the slot a multiple of the largest. */
+static void carried_layout(struct tr *t)
 {
-	return s && (in == s->back || in == s->test || in == s->step);
+	struct tr_stride *s = t->stride;
+	uint32_t j, at = 0, big = 1;
+
+	for (j = 0; j < s->ncarried; j++) {
+		const struct tr_sym *sym = tr_lookup(t, s->carried[j]);
+		uint32_t n = sym ? ptx_type_size(sym->type) : 0;
+
+		if (!n || (n & (n - 1)))
+			n = 8;
+		at = (at + n - 1) / n * n;
+		s->at[j] = at;
+		at += n;
+		big = n > big ? n : big;
+	}
+	s->slot = (at + big - 1) / big * big;
+}
+
+/* Moves the carried registers between their C variables and the slot
+ * that begins at slot: into it (store) or out of it. */
+static int move_carried(struct tr *t, const char *slot, int store, const char *indent)
+{
+	const struct tr_stride *s = t->stride;
+	struct strbuf r = STRBUF_INIT;
+	uint32_t j;
+
+	for (j = 0; j < s->ncarried; j++) {
+		sb_reset(&r);
+		if (tr_reg_lvalue(t, s->carried[j], &r)) {
+			sb_free(&r);
+			return -1;
+		}
+		if (store)
+			sb_addf(&t->code, "%smemcpy(%s + %u, &%s, sizeof(%s));\n", indent, slot,
+				s->at[j], r.buf, r.buf);
+		else
+			sb_addf(&t->code, "%smemcpy(&%s, %s + %u, sizeof(%s));\n", indent, r.buf, slot,
+				s->at[j], r.buf);
+	}
+	sb_free(&r);
+	return 0;
+}
+
+/* Where a thread of the sweep keeps its carried registers: the block
+ * function passes the slots as A, the turn as nt_ and the thread's place
+ * in the call's blocks as t_. */
+static void sweep_slot(struct tr *t, struct strbuf *sb)
+{
+	if (t->stride->ncarried && !t->stride->slot)
+		carried_layout(t);
+	sb_addf(sb, "(A + t_ * %u)", t->stride->slot);
+}
+
+int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
+{
+	const struct tr_stride *s = t->stride;
+	struct strbuf slot = STRBUF_INIT;
+	int rc;
+
+	if (!s || !t->scalar)
+		return 0;
+	if (t->past_loop || in == s->test || in == s->step)
+		return 1;
+	if (in != s->back)
+		return 0;
+	sb_addf(&t->code, "\t\t/* %d: the turn's end (stride.c) */\n", in->line);
+	t->past_loop = 1;
+	sweep_slot(t, &slot);
+	rc = move_carried(t, slot.buf, 1, "\t\t");
+	sb_adds(&t->code, "\t\treturn;\n");
+	sb_free(&slot);
+	return rc ? -1 : 1;
+}
+
+int tr_stride_block(struct tr *t, uint32_t i)
+{
+	const struct tr_stride *s = t->stride;
+	struct strbuf slot = STRBUF_INIT;
+	int rc = 0;
+
+	if (!s || !t->scalar || (i != s->head && i != s->end))
+		return 0;
+	sweep_slot(t, &slot);
+	if (i == s->head) {
+		sb_adds(&t->code, "\t\tif (nt_) {\n");
+		rc = move_carried(t, slot.buf, 0, "\t\t\t");
+		sb_adds(&t->code, "\t\t}\n");
+	} else {
+		t->past_loop = 1;
+		sb_adds(&t->code, "\t\tif (!nt_) {\n");
+		rc = move_carried(t, slot.buf, 1, "\t\t\t");
+		sb_adds(&t->code, "\t\t}\n\t\treturn;\n");
+	}
+	sb_free(&slot);
+	return rc;
+}
+
+int tr_stride_guard(struct tr *t, const struct ptx_insn *in)
+{
+	struct tr_stride *s = t->stride;
+	struct strbuf taken = STRBUF_INIT;
+	uint32_t to;
+
+	if (!s || t->scalar || !s->split || in != s->guard)
+		return 0;
+	if (tr_branch_target(t, in, &to) || tr_guard(t, in, &taken)) {
+		sb_free(&taken);
+		return -1;
+	}
+	if (s->ncarried && !s->slot)
+		carried_layout(t);
+	sb_adds(&t->code, "\t\tif (b->carry) {\n\t\t\tfor (l = 0; l < 32; l++) if (m[l]) {\n");
+	if (s->ncarried)
+		sb_addf(&t->code, "\t\t\t\tconst unsigned char *c_ = ag_carried(w, l, %u);\n\n",
+			s->slot);
+	if (move_carried(t, "c_", 0, "\t\t\t\t")) {
+		sb_free(&taken);
+		return -1;
+	}
+	/* the loop's exit runs its own instructions first (the block
+	 * before END), where the guard did not skip the loop */
+	if (s->exit_run)
+		sb_addf(&t->code, "\t\t\t\tW->ln.pc[l] = %s ? %u : %u;\n\t\t\t}\n\t\t\tbreak;\n\t\t}\n",
+			taken.buf, to, to - 1);
+	else
+		sb_addf(&t->code, "\t\t\t\tW->ln.pc[l] = %u;\n\t\t\t}\n\t\t\tif (ag_all(m))\n"
+			"\t\t\t\tgoto ag_b%u;\n\t\t\tbreak;\n\t\t}\n", to, to);
+	sb_free(&taken);
+	return 0;
 }

@@ -269,8 +269,11 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 				(f->maxntid[2] ? f->maxntid[2] : 1);
 		/* the fast path when the kernel cannot observe lockstep */
 		rc = tr_fast_kernel(t, i, seen, (sh + 15) / 16 * 16, out);
-		if (rc == TR_FAST_ROWS || (rc == 0 && !co && tr_lockstep_rows(t, i, seen)))
+		if (rc == TR_FAST_ROWS || rc == TR_FAST_SWEEP ||
+		    (rc == 0 && !co && tr_lockstep_rows(t, i, seen)))
 			flags |= AG_KF_ROWS;
+		if (rc == TR_FAST_SWEEP)
+			flags |= AG_KF_SWEEP;
 		sb_addf(&list, "\t{ \"%s\", ag_k%u, %u, %u, %u, %uu },\n", f->name, i,
 			(sh + 15) / 16 * 16, t->fi[i].local_bytes, nt, flags);
 		if (rc == 0)
@@ -301,13 +304,32 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 	return 0;
 }
 
+/* The kernels whose grid-stride loop is swept (stride.c), unless the row
+ * groups are asked for every kernel that can have them (a test of group.c
+ * that such kernels would leave out). */
+static void find_strides(struct tr *t)
+{
+	struct tr_stride s;
+	uint32_t i;
+
+	if (t->groups == AG_GROUPS_ALL)
+		return;
+	for (i = 0; i < t->m->nfuncs; i++)
+		if (!t->m->funcs[i].is_decl && tr_stride_scan(&t->m->funcs[i], &s)) {
+			t->fi[i].stride = xmalloc(sizeof(s));
+			*t->fi[i].stride = s;
+		}
+}
+
 static void tr_release(struct tr *t)
 {
 	uint32_t i;
 
 	if (t->fi)
-		for (i = 0; i < t->m->nfuncs; i++)
+		for (i = 0; i < t->m->nfuncs; i++) {
 			free(t->fi[i].callees);
+			free(t->fi[i].stride);
+		}
 	free(t->fi);
 	free(t->msyms);
 	free(t->syms);
@@ -347,6 +369,7 @@ int ag_translate(const struct ptx_module *orig, enum ag_groups groups, struct st
 		AG_TRANSLATOR_VERSION ". */\n\n");
 	emit_var_storage(&t, out);
 	emit_prototypes(&t, out);
+	find_strides(&t);
 	for (i = 0; i < m->nfuncs && !rc; i++)
 		if (!m->funcs[i].is_decl && tr_func_index(&t, m->funcs[i].name) == i)
 			rc = tr_function(&t, i, out);

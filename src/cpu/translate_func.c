@@ -807,8 +807,8 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 	size_t i;
 	int rc;
 
-	if (tr_stride_drops(t->stride, in))
-		return 0;
+	if ((rc = tr_stride_scalar(t, in)))
+		return rc < 0 ? -1 : 0;
 	if (t->shape && tr_fast_flow(in->opcode)) {
 		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
 		return tr_group_flow(t, in);
@@ -852,6 +852,8 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 		fn = tr_tex_emitter(in->opcode);
 	if (!fn)
 		return tr_unsupported(t, in, NULL);
+	if (tr_stride_guard(t, in))
+		return -1;
 	return fn(t, in);
 }
 
@@ -930,7 +932,7 @@ static const struct ptx_insn *lane_counter(const struct tr *t, const struct ptx_
  * nothing but the warp itself changes its registers meanwhile, and the
  * first block it runs is that one (a device function's loop: at once).
  */
-static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
+static int block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 {
 	const struct ptx_func *f = t->fn;
 	const struct ptx_insn **ins;
@@ -941,7 +943,7 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 	t->steady = NULL;
 	t->counter = NULL;
 	if (t->scalar)
-		return;
+		return bb[i] == t->bb ? tr_stride_block(t, i) : 0;
 	for (j = i; j < f->nbody && bb[j] == t->bb; j++)
 		n += f->body[j].kind == PTX_STMT_INSN;
 	ins = xcalloc(n + 1, sizeof(*ins));
@@ -965,6 +967,7 @@ static void block_start(struct tr *t, const uint32_t *bb, uint32_t i)
 	}
 	if (t->counter)
 		sb_adds(&t->code, "\t\tag_cnt = 0;\n");
+	return 0;
 }
 
 /* Pass 2: declarations and blocks, in order. */
@@ -977,7 +980,7 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 	int terminated = 0, rc = 0;
 
 	t->bb = 0;
-	block_start(t, bb, 0);
+	rc = block_start(t, bb, 0);
 	at = t->code.len;
 	for (i = 0; i < f->nbody && !rc; i++) {
 		const struct ptx_stmt *s = &f->body[i];
@@ -986,9 +989,9 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 			emit_fallthrough(t, terminated);
 			tr_localize(t, ins, nins, at);
 			nins = 0;
-			while (t->bb < bb[i]) {
+			while (t->bb < bb[i] && !rc) {
 				t->bb++;
-				block_start(t, bb, i);
+				rc = block_start(t, bb, i);
 			}
 			at = t->code.len;
 			terminated = 0;
@@ -1113,6 +1116,8 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	t->nregs = 0;
 	t->nresume = 0;
 	t->records = t->scalar && t->fn->is_entry && !t->shape && tr_fast_straight(t->fn);
+	t->stride = t->fi[fidx].stride;
+	t->past_loop = 0;
 	t->nrec[0] = t->nrec[1] = 0;
 	declare_params(t);
 	t->consts = tr_consts_scan(t->fn);

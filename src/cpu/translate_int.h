@@ -49,6 +49,8 @@ struct tr_fninfo {
 	uint32_t local_bytes;   /* .local bytes per thread */
 	uint32_t shared_base;   /* where its own .shared declarations start */
 	int spins;              /* waits on mbarriers (a stack per warp) */
+	struct tr_stride *stride;       /* a kernel's grid-stride loop that is
+					 * swept (stride.c), or NULL */
 };
 
 struct tr {
@@ -109,9 +111,10 @@ struct tr {
 	uint32_t nregs, capregs;        /* thread's slot S */
 	uint32_t nresume;       /* barriers: points where a thread resumes */
 	struct tr_aff *aff;     /* the kernel's registers with a base, or NULL */
-	const struct tr_stride *stride; /* its grid-stride loop, when a thread
-					 * runs one turn of it (stride.c), or
-					 * NULL */
+	struct tr_stride *stride;       /* the kernel's grid-stride loop, when
+					 * it is swept (stride.c), or NULL */
+	int past_loop;          /* the scalar translation of such a kernel
+				 * is past END, which it leaves out */
 	struct tr_remat *remat; /* those barriers recompute, or NULL */
 
 	/* the group translation (group.c): sixteen threads of a row at once */
@@ -325,16 +328,20 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 /* translate_fast.c: the scalar translation of kernels that cannot observe
  * lockstep.  tr_fast_kernel emits it for entry (with seen[] the functions
  * it reaches) and returns 1, TR_FAST_ROWS when its block function runs a
- * row of blocks in one call (AG_KF_ROWS), or 0 when the kernel needs
- * lockstep;
+ * row of blocks in one call (AG_KF_ROWS), TR_FAST_SWEEP when it does so
+ * even with shared memory (AG_KF_SWEEP: a swept grid-stride loop, each
+ * block then in lockstep alone), or 0 when the kernel needs lockstep;
  * tr_lockstep_rows: whether a lockstep kernel's call may run a row of
  * blocks together (a grid-stride loop sharing nothing between blocks);
  * tr_lockstep_wide: whether a kernel's lockstep run function asks for the
  * widest vectors. */
 #define TR_FAST_ROWS 2
+#define TR_FAST_SWEEP 3
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		   struct strbuf *out);
 int tr_lockstep_rows(const struct tr *t, uint32_t entry, const uint8_t *seen);
+int tr_lane_sreg(const char *name);     /* %laneid and the like */
+int tr_warp_op(const char *opcode);     /* shfl, vote and the like */
 int tr_fast_straight(const struct ptx_func *fn);
 int tr_lockstep_wide(const struct tr *t, uint32_t entry);
 void tr_fast_locals(struct tr *t, struct tr_sym *s);
@@ -364,18 +371,35 @@ void tr_names_add(struct tr_names *s, const char *name);
 void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s);
 void tr_insn_reads(const struct ptx_insn *in, struct tr_names *s);
 
-/* stride.c: a kernel's grid-stride loop run turn by turn over virtual
+/* stride.c: a kernel's grid-stride loop swept turn by turn over virtual
  * blocks.  tr_stride_scan: 1 when fn's only loop is one that may (s then
- * says where), else 0; tr_stride_drops: whether in is one of the
- * instructions that close a turn, which the scalar translation leaves
- * out so that a thread runs one turn. */
+ * says where), else 0.  With t->stride set, the emitters ask:
+ * tr_stride_scalar, in the scalar translation, whether an instruction is
+ * left out or replaced (1), to be emitted (0), or failed (-1);
+ * tr_stride_block, there too, at the start of the basic block that begins
+ * at statement i (the loop's head, END); tr_stride_guard, in the lockstep
+ * translation, before the guard's branch (0, or -1 on error). */
+#define TR_STRIDE_CARRIED 8
 struct tr_stride {
+	const struct ptx_insn *guard;   /* @(i >= n) bra END, before the loop */
 	const struct ptx_insn *back, *test, *step;      /* the loop's bottom */
+	uint32_t head, end;     /* the statements of its label and END's */
 	uint32_t bound;         /* the offset of n, the bound, in the parameters */
 	int unsigned_bound;     /* n and the comparisons are unsigned */
+	const char *carried[TR_STRIDE_CARRIED]; /* registers a turn takes from
+						 * the turn before */
+	uint32_t ncarried;
+	uint32_t at[TR_STRIDE_CARRIED];         /* their offsets in a thread's */
+	uint32_t slot;                          /* slot of this many bytes */
+	int split;              /* the kernel goes on after the loop (in
+				 * lockstep) */
+	int exit_run;           /* instructions that only the loop's exit
+				 * runs come before END, a block of their own */
 };
 int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s);
-int tr_stride_drops(const struct tr_stride *s, const struct ptx_insn *in);
+int tr_stride_scalar(struct tr *t, const struct ptx_insn *in);
+int tr_stride_block(struct tr *t, uint32_t i);
+int tr_stride_guard(struct tr *t, const struct ptx_insn *in);
 
 /* affine.c: registers of a kernel's scalar translation that are a base
  * plus a constant multiple of %tid.x, whose widenings to 64 bits become

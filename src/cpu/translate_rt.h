@@ -813,7 +813,8 @@ static void ag_block_group(struct ag_block *b, unsigned c0, unsigned nb, size_t 
 /* Runs a call's blocks in lockstep: b->nb of them, the next ones of b's
  * row, when the kernel takes rows (AG_KF_ROWS: a grid-stride loop without
  * barriers or shared memory, translate.c), as many together as
- * AG_ROWS_FRAMES allows. */
+ * AG_ROWS_FRAMES allows; one at a time when they have shared memory
+ * (AG_KF_SWEEP, stride.c), which the worker has once. */
 __attribute__((unused))
 static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 			 unsigned dyn, int co, unsigned psize)
@@ -821,11 +822,35 @@ static void ag_block_run(struct ag_block *b, size_t frame_size, ag_run_fn run,
 	const unsigned *n = b->env->ntid;
 	const size_t block = (n[0] * n[1] * n[2] + 31) / 32 * frame_size;
 	const unsigned c0 = b->ctaid[0], nb = b->nb ? b->nb : 1;
-	unsigned per = co || block * 2 > AG_ROWS_FRAMES ? 1 : (unsigned)(AG_ROWS_FRAMES / block), g;
+	unsigned per = co || dyn || b->env->dyn_shared || block * 2 > AG_ROWS_FRAMES ? 1 :
+		(unsigned)(AG_ROWS_FRAMES / block), g;
 
 	for (g = 0; g < nb && !b->error; g += per)
 		ag_block_group(b, c0 + g, nb - g < per ? nb - g : per, frame_size, run, dyn, co,
 			       psize);
+}
+
+/* The most carry memory a sweep fills before its blocks run in lockstep
+ * (stride.c), and the blocks that fit in it, of nx threads with slot
+ * bytes each. */
+#define AG_SWEEP_CARRY (4u << 20)
+
+AG_INLINE unsigned ag_sweep_blocks(unsigned nb, int32_t nx, unsigned slot)
+{
+	size_t per = AG_SWEEP_CARRY / ((size_t)nx * slot);
+
+	return per < 1 ? 1 : per < nb ? (unsigned)per : nb;
+}
+
+/* Where lane l's registers after its grid-stride loop lie, a slot of
+ * size bytes, in what the sweep of its call's blocks left (b->carry,
+ * stride.c). */
+AG_INLINE const unsigned char *ag_carried(const struct ag_warp *w, unsigned l, unsigned size)
+{
+	const struct ag_block *b = w->b;
+
+	return b->carry + ((size_t)(b->ctaid[0] - b->carry_c0) * b->env->ntid[0] +
+			   w->tid[0][l]) * size;
 }
 
 /* mbarrier objects, 8 bytes of shared memory: pending arrivals (bits

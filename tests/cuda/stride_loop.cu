@@ -6,9 +6,12 @@
  * 1D launch, whatever the grid, the block (warps cut short included) and
  * n (past the grid, short of it, zero, negative); once per y thread or y
  * block when the launch is 2D, where the engine falls back to lockstep.
- * Loops that read their thread's own index, carry a value from one turn to
- * the next, do something after the loop or compare unsigned must keep
- * their meaning too, and a fault in the loop is an illegal address.
+ * Loops that carry values from one turn to the next and go on after the
+ * loop with warp shuffles, shared memory and barriers (a reduction: the
+ * engine sweeps the loop, then runs the rest in lockstep from where the
+ * loop left each thread), that read their thread's own index, or compare
+ * unsigned must keep their meaning too, bit for bit, and a fault in the
+ * loop is an illegal address.
  */
 #include <cstdint>
 #include "check.h"
@@ -44,6 +47,63 @@ __global__ void running(const unsigned *in, unsigned *out, unsigned *total, int 
 		out[i] = s;
 	}
 	atomicAdd(total, s);
+}
+
+#define WARPS_MAX 32
+
+/* The sum of in over the block's threads' turns, as the bench's reduction
+ * sums: each thread its turns, in order, then a shuffle tree in each warp,
+ * the warps' sums through shared memory, and a tree over them. */
+__device__ float warp_sum(float v)
+{
+	for (int off = 16; off > 0; off >>= 1)
+		v += __shfl_down_sync(0xffffffffu, v, off);
+	return v;
+}
+
+__global__ void block_sum(const float *in, float *out, int n)
+{
+	__shared__ float warps[WARPS_MAX];
+	int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+	float sum = 0;
+
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+		sum += in[i];
+	sum = warp_sum(sum);
+	if (lane == 0)
+		warps[warp] = sum;
+	__syncthreads();
+	if (warp == 0) {
+		sum = lane < (int)(blockDim.x + 31) / 32 ? warps[lane] : 0;
+		sum = warp_sum(sum);
+		if (lane == 0)
+			out[blockIdx.y * gridDim.x + blockIdx.x] = sum;
+	}
+}
+
+/* Four values of different types carried over the turns, each thread's
+ * written out after the loop. */
+__global__ void stats(const float *in, float *lo, float *hi, unsigned *count,
+		      unsigned char *neg, int n)
+{
+	float a = 1e30f, z = -1e30f;
+	unsigned c = 0;
+	bool seen = false;
+	int t = blockIdx.x * blockDim.x + threadIdx.x;
+
+	for (int i = t; i < n; i += gridDim.x * blockDim.x) {
+		float v = in[i];
+
+		a = fminf(a, v);
+		z = fmaxf(z, v);
+		c += v > 0.5f;
+		seen |= v < -0.9f;
+	}
+	__syncthreads();
+	lo[t] = a;
+	hi[t] = z;
+	count[t] = c;
+	neg[t] = seen;
 }
 
 /* An unsigned bound and index: another comparison. */
@@ -187,6 +247,107 @@ static void run_unsigned_and_fold(unsigned blocks, unsigned threads, int n)
 	free(hx), free(h), free(want);
 }
 
+/* The block sums as a GPU computes them, in the same order. */
+static float host_warp_sum(float *v)
+{
+	for (int off = 16; off > 0; off >>= 1)
+		for (int l = 0; l < 32; l++)
+			v[l] += l + off < 32 ? v[l + off] : v[l];
+	return v[0];
+}
+
+static void run_block_sum(dim3 grid, unsigned threads, int n)
+{
+	int m = n > 0 ? n : 1, nw = (threads + 31) / 32, nout = grid.x * grid.y;
+	float *in, *out, *hin = (float *)malloc((size_t)m * 4), *h = (float *)malloc(nout * 4);
+	float *want = (float *)malloc(nout * 4);
+	char what[96];
+
+	for (int i = 0; i < m; i++)
+		hin[i] = value(i * 3 + 1);
+	for (unsigned bx = 0; bx < grid.x; bx++) {
+		float warps[WARPS_MAX] = { 0 };
+
+		for (int w = 0; w < nw; w++) {
+			float v[32];
+
+			for (int l = 0; l < 32; l++) {
+				unsigned t = w * 32 + l;
+
+				v[l] = 0;
+				for (long long i = (long long)bx * threads + t; t < threads && i < n;
+				     i += (long long)grid.x * threads)
+					v[l] += hin[i];
+			}
+			warps[w] = host_warp_sum(v);
+		}
+		for (unsigned by = 0; by < grid.y; by++) {
+			float v[32];
+
+			for (int l = 0; l < 32; l++)
+				v[l] = l < nw ? warps[l] : 0;
+			want[by * grid.x + bx] = host_warp_sum(v);
+		}
+	}
+	CK(cudaMalloc(&in, (size_t)m * 4));
+	CK(cudaMalloc(&out, nout * 4));
+	CK(cudaMemcpy(in, hin, (size_t)m * 4, cudaMemcpyHostToDevice));
+	block_sum<<<grid, threads>>>(in, out, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, out, nout * 4, cudaMemcpyDeviceToHost));
+	snprintf(what, sizeof(what), "block sums of grid (%u,%u) of %u threads over %d", grid.x,
+		 grid.y, threads, n);
+	check_array(what, h, want, nout);
+	CK(cudaFree(in));
+	CK(cudaFree(out));
+	free(hin), free(h), free(want);
+}
+
+static void run_stats(unsigned blocks, unsigned threads, int n)
+{
+	int nt = blocks * threads;
+	float *in, *lo, *hi, *hin = (float *)malloc((size_t)n * 4);
+	float *hlo = (float *)malloc(nt * 4), *hhi = (float *)malloc(nt * 4);
+	float *wlo = (float *)malloc(nt * 4), *whi = (float *)malloc(nt * 4);
+	unsigned *count, *hcount = (unsigned *)malloc(nt * 4), *wcount = (unsigned *)malloc(nt * 4);
+	unsigned char *neg, *hneg = (unsigned char *)malloc(nt), *wneg = (unsigned char *)malloc(nt);
+
+	for (int i = 0; i < n; i++)
+		hin[i] = value(i * 5 + 2);
+	for (int t = 0; t < nt; t++) {
+		wlo[t] = 1e30f, whi[t] = -1e30f, wcount[t] = 0, wneg[t] = 0;
+		for (int i = t; i < n; i += nt) {
+			wlo[t] = fminf(wlo[t], hin[i]);
+			whi[t] = fmaxf(whi[t], hin[i]);
+			wcount[t] += hin[i] > 0.5f;
+			wneg[t] |= hin[i] < -0.9f;
+		}
+	}
+	CK(cudaMalloc(&in, (size_t)n * 4));
+	CK(cudaMalloc(&lo, nt * 4));
+	CK(cudaMalloc(&hi, nt * 4));
+	CK(cudaMalloc(&count, nt * 4));
+	CK(cudaMalloc(&neg, nt));
+	CK(cudaMemcpy(in, hin, (size_t)n * 4, cudaMemcpyHostToDevice));
+	stats<<<blocks, threads>>>(in, lo, hi, count, neg, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(hlo, lo, nt * 4, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(hhi, hi, nt * 4, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(hcount, count, nt * 4, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(hneg, neg, nt, cudaMemcpyDeviceToHost));
+	check_array("stats: each thread's minimum", hlo, wlo, nt);
+	check_array("stats: each thread's maximum", hhi, whi, nt);
+	check_array("stats: each thread's count", hcount, wcount, nt);
+	check_array("stats: each thread's flag", hneg, wneg, nt);
+	CK(cudaFree(in));
+	CK(cudaFree(lo));
+	CK(cudaFree(hi));
+	CK(cudaFree(count));
+	CK(cudaFree(neg));
+	free(hin), free(hlo), free(hhi), free(wlo), free(whi), free(hcount), free(wcount);
+	free(hneg), free(wneg);
+}
+
 /* A loop that writes through a pointer it was not given faults. */
 static void run_fault(void)
 {
@@ -221,6 +382,17 @@ int main(void)
 	run_owner(10, 64, 10 * 64 * 3 + 5);
 	run_running(6, 96, 6 * 96 * 4 + 50);
 	run_unsigned_and_fold(9, 128, 9 * 128 * 2 + 3);
+	/* sums carried out of the loop into shuffles, shared memory and a
+	 * barrier: many turns, a last turn cut short, n short of the grid,
+	 * nothing to sum, a 2D grid (lockstep); whole warps, as the shuffles
+	 * of all 32 lanes need */
+	run_block_sum(dim3(64), 256, 64 * 256 * 9 + 123);
+	run_block_sum(dim3(300), 128, 20000);
+	run_block_sum(dim3(40), 96, 40 * 96 * 3);
+	run_block_sum(dim3(8), 256, 0);
+	run_block_sum(dim3(12, 2), 64, 12 * 64 * 4 + 1);
+	run_stats(30, 64, 30 * 64 * 5 + 17);
+	run_stats(7, 256, 1000);
 	run_fault();
 	return verdict("stride_loop");
 }

@@ -203,7 +203,7 @@ static void stride_ptx(char *buf, size_t size, const char *pre, const char *body
 {
 	snprintf(buf, size, HEADER
 		 ".visible .entry k(.param .u64 a, .param .u32 n)\n{\n"
-		 "\t.reg .b32 %%r<14>;\n\t.reg .pred %%p<3>;\n\t.reg .b64 %%rd<6>;\n"
+		 "\t.reg .b32 %%r<14>;\n\t.reg .pred %%p<4>;\n\t.reg .b64 %%rd<6>;\n"
 		 "\tld.param.u64 %%rd1, [a];\n\tld.param.u32 %%r6, [n];\n"
 		 "\tmov.u32 %%r1, %%ntid.x;\n\tmov.u32 %%r7, %%ctaid.x;\n\tmov.u32 %%r8, %%tid.x;\n"
 		 "\tmad.lo.s32 %%r10, %%r7, %%r1, %%r8;\n"
@@ -228,56 +228,90 @@ static int turn_by_turn(const char *ptx)
 	return has;
 }
 
+/* Runs the loop of stride_ptx over out[0, 1000) with n = 997 on 5 blocks
+ * of 64 threads. */
+static void run_stride(const char *ptx, uint32_t *out)
+{
+	struct {
+		uint32_t *a;
+		int32_t n;
+	} prm = { out, 997 };
+	char msg[256];
+
+	memset(out, 0xff, 1000 * sizeof(*out));
+	if (run_params(ptx, "k", 5, 64, &prm, msg, sizeof(msg)))
+		fail_msg("run: %s", msg);
+}
+
 /*
- * Which grid-stride loops run turn by turn over virtual blocks (stride.c),
- * and that one does run each element once: its body may read only the
- * index and what no thread's index feeds, carry nothing from one turn to
- * the next, and the kernel may do nothing but compute before the loop and
- * return after it; the stride must be the grid's.
+ * Which grid-stride loops are swept turn by turn over virtual blocks
+ * (stride.c), and that those run each element once, with what a turn
+ * carries to the next and what the kernel does after the loop: the body
+ * may read only the index and what no thread's index feeds, the kernel
+ * compute only before the loop, the code after it read nothing the loop
+ * wrote but what the turns carry, and the stride must be the grid's.
  */
 static void test_stride_loops(void **state)
 {
 	static const char store_i[] = "\tst.global.u32 [%rd4], %r10;\n";
 	char ptx[2048];
-	struct {
-		uint32_t *a;
-		int32_t n;
-	} prm;
 	uint32_t out[1000];
-	char msg[256];
 	int i;
 
 	(void)state;
 	stride_ptx(ptx, sizeof(ptx), "", store_i, "3", "");
 	assert_true(turn_by_turn(ptx));
-	memset(out, 0xff, sizeof(out));
-	prm.a = out;
-	prm.n = 997;
-	if (run_params(ptx, "k", 5, 64, &prm, msg, sizeof(msg)))
-		fail_msg("run: %s", msg);
+	run_stride(ptx, out);
 	for (i = 0; i < 1000; i++)
 		assert_int_equal(out[i], i < 997 ? (uint32_t)i : 0xffffffffu);
 
-	/* the body stores its block's index */
-	stride_ptx(ptx, sizeof(ptx), "", "\tst.global.u32 [%rd4], %r7;\n", "3", "");
-	assert_false(turn_by_turn(ptx));
-	/* a count carried from turn to turn */
+	/* a count carried from turn to turn: each element its turn + 1 */
 	stride_ptx(ptx, sizeof(ptx), "\tmov.u32 %r11, 0;\n",
 		   "\tadd.s32 %r11, %r11, 1;\n\tst.global.u32 [%rd4], %r11;\n", "3", "");
-	assert_false(turn_by_turn(ptx));
-	/* written first under a guard only */
+	assert_true(turn_by_turn(ptx));
+	run_stride(ptx, out);
+	for (i = 0; i < 997; i++)
+		assert_int_equal(out[i], (uint32_t)(i / 320 + 1));
+	/* and the code after the loop goes on with it: thread 0 stores its
+	 * count of turns at a[0] */
 	stride_ptx(ptx, sizeof(ptx), "\tmov.u32 %r11, 0;\n",
-		   "\tsetp.eq.s32 %p1, %r10, 7;\n\t@%p1 mov.u32 %r11, 5;\n"
-		   "\tst.global.u32 [%rd4], %r11;\n", "3", "");
-	assert_false(turn_by_turn(ptx));
+		   "\tadd.s32 %r11, %r11, 1;\n\tst.global.u32 [%rd4], %r10;\n", "3",
+		   "\tmov.u32 %r12, %tid.x;\n\tmov.u32 %r13, %ctaid.x;\n"
+		   "\tor.b32 %r12, %r12, %r13;\n\tsetp.eq.u32 %p3, %r12, 0;\n"
+		   "\t@%p3 st.global.u32 [%rd1], %r11;\n");
+	assert_true(turn_by_turn(ptx));
+	run_stride(ptx, out);
+	assert_int_equal(out[0], 4);
+	for (i = 1; i < 1000; i++)
+		assert_int_equal(out[i], i < 997 ? (uint32_t)i : 0xffffffffu);
+	/* what the last turn made, after the loop: thread 0's last offset,
+	 * 4 * 960 */
+	stride_ptx(ptx, sizeof(ptx), "", "\tst.global.u32 [%rd4+4], %r10;\n", "3",
+		   "\tmov.u32 %r12, %tid.x;\n\tmov.u32 %r13, %ctaid.x;\n"
+		   "\tor.b32 %r12, %r12, %r13;\n\tsetp.eq.u32 %p3, %r12, 0;\n"
+		   "\t@%p3 st.global.u64 [%rd1], %rd3;\n");
+	assert_true(turn_by_turn(ptx));
+	run_stride(ptx, out);
+	assert_int_equal(out[0], 4 * 960);
+	assert_int_equal(out[1], 0);
+	for (i = 2; i < 998; i++)
+		assert_int_equal(out[i], (uint32_t)i - 1);
 	/* a register the index fed before the loop, made again first */
 	stride_ptx(ptx, sizeof(ptx), "\tadd.s32 %r12, %r10, 1;\n",
 		   "\tadd.s32 %r12, %r10, 2;\n\tst.global.u32 [%rd4], %r12;\n", "3", "");
 	assert_true(turn_by_turn(ptx));
-	/* a store before the loop, or after it */
+
+	/* the body stores its block's index, or its lane's */
+	stride_ptx(ptx, sizeof(ptx), "", "\tst.global.u32 [%rd4], %r7;\n", "3", "");
+	assert_false(turn_by_turn(ptx));
+	stride_ptx(ptx, sizeof(ptx), "", "\tmov.u32 %r11, %laneid;\n\tst.global.u32 [%rd4], %r11;\n",
+		   "3", "");
+	assert_false(turn_by_turn(ptx));
+	/* a store before the loop */
 	stride_ptx(ptx, sizeof(ptx), "\tst.global.u32 [%rd2], %r6;\n", store_i, "3", "");
 	assert_false(turn_by_turn(ptx));
-	stride_ptx(ptx, sizeof(ptx), "", store_i, "3", "\tst.global.u32 [%rd1], %r6;\n");
+	/* the index after the loop */
+	stride_ptx(ptx, sizeof(ptx), "", store_i, "3", "\tst.global.u32 [%rd1], %r10;\n");
 	assert_false(turn_by_turn(ptx));
 	/* the block's stride, not the grid's */
 	stride_ptx(ptx, sizeof(ptx), "", store_i, "1", "");
