@@ -1,5 +1,5 @@
 /*
- * stride.c - grid-stride loops, run turn by turn over virtual blocks.
+ * stride.c - grid-stride loops, swept turn by turn over virtual blocks.
  *
  * A grid-stride loop
  *
@@ -16,37 +16,50 @@
  * turn k of thread x of block b does what the first turn of thread x of
  * block k * gridDim.x + b would do in a grid large enough to need one
  * turn per thread.  So the block function of such a kernel
- * (translate_fast.c, emit_block_stride) runs, for the run of blocks
- * [c0, c0 + nb) its call was given, the virtual blocks k * gridDim.x + c0
- * ... + nb - 1 for k = 0, 1, ... until one starts past n, each as a plain
- * loop over its threads (the fast path's scalar translation, with the
- * loop's step, test and back edge left out: a thread runs one turn).  A
- * turn then reads the call's whole stretch of each array, tens of
- * kilobytes, in order.  Every thread's turns still run in order and on
- * one OS thread, so its program order holds; only the interleaving of
- * different threads' turns changes, which a kernel without barriers,
- * shared memory or warp operations cannot rely on.
+ * (translate_fast.c, emit_block_stride) sweeps, for the run of blocks its
+ * call was given, turn 0 of all their threads as one loop, then turn 1,
+ * and so on until the turn's first thread starts past n: the fast path's
+ * scalar translation, in which a thread runs one turn (the loop's step and
+ * test are left out, its back edge returns).  A turn then reads the call's
+ * whole stretch of each array in order.  Each thread's turns still run in
+ * order and on one OS thread, so its program order holds; only the
+ * interleaving of different threads' turns changes, which threads that
+ * neither wait for nor see each other inside the loop cannot observe.
+ *
+ * Registers a turn takes from the one before (a sum), and those the code
+ * after the loop reads of what the loop wrote, are carried: a thread
+ * stores them in its slot of the worker's carry memory at the end of each
+ * turn (and at END, the guard's target, on the first turn) and takes them
+ * back at the loop's head on the next.  When the kernel goes on after the
+ * loop (shuffles, shared memory, barriers: a reduction), its blocks then
+ * run in lockstep one at a time, and the guard before the loop sends every
+ * lane past it with its carried registers from the slots (b->carry,
+ * tr_stride_guard): the block reduces what its threads' sweep summed.
  *
  * The loop qualifies when, as nvcc writes it (tr_stride_scan):
  *
  * - it is the kernel's only loop, entered past a guard `@%p bra END`
  *   with %p = i >= n, left only at its bottom (`i += S; @(i < n) bra
- *   LOOP`, 32-bit, signed or unsigned), and after END the kernel only
- *   returns;
- * - i starts as %ctaid.x * %ntid.x + %tid.x (a mad, or a mul and an add),
- *   S is %nctaid.x * %ntid.x, and n is a 32-bit kernel parameter, whose
- *   offset the block function reads it from;
+ *   LOOP`, 32-bit, signed or unsigned), with nothing but plain instructions
+ *   between it and END (what only its exit runs), and the kernel calls
+ *   nothing;
+ * - i starts as %ctaid.x * %ntid.x + %tid.x (a mad, or a mul and an add,
+ *   or a copy of either's result), S is %nctaid.x * %ntid.x, and n is a
+ *   32-bit kernel parameter, whose offset the block function reads it
+ *   from;
  * - before the loop the kernel only computes (no stores, no loads but of
- *   parameters: each virtual thread runs that part again), and the body
- *   is straight-line code that reads, of what was computed before it,
- *   only i and registers that %tid.x and %ctaid.x do not feed, and carries
- *   no other register from one turn to the next: each register it reads
- *   it writes first, unguarded, in the same turn.
+ *   parameters, nothing of its lane's place in the warp: each virtual
+ *   thread runs that part again), and the body is straight-line code that
+ *   reaches only global, constant and parameter memory, neither waits nor
+ *   looks at other lanes, and reads, of what was computed before it, only
+ *   i and registers that %tid.x and %ctaid.x do not feed; at most
+ *   TR_STRIDE_CARRIED registers are carried; the code after the loop does
+ *   not read i.
  *
  * At run time the block function checks what the text cannot: a 1D grid
  * of 1D blocks, and no turn of any thread past INT32_MAX, or UINT32_MAX
- * when unsigned (n - 1 + T fits: a thread's i never wraps).  Otherwise the kernel runs in lockstep as
- * before (ag_block_run).
+ * when unsigned (n - 1 + T fits: a thread's i never wraps).  Otherwise the
+ * kernel runs in lockstep as before (ag_block_run), its guard as written.
  */
 #include <stdlib.h>
 #include <string.h>
