@@ -49,12 +49,16 @@
  *   from;
  * - before the loop the kernel only computes (no stores, no loads but of
  *   parameters, nothing of its lane's place in the warp: each virtual
- *   thread runs that part again), and the body is straight-line code that
- *   reaches only global, constant and parameter memory, neither waits nor
- *   looks at other lanes, and reads, of what was computed before it, only
- *   i and registers that %tid.x and %ctaid.x do not feed; at most
- *   TR_STRIDE_CARRIED registers are carried; the code after the loop does
- *   not read i.
+ *   thread runs that part again), and the body branches only forward
+ *   inside itself, reaches only global, constant and parameter memory,
+ *   neither waits nor looks at other lanes, and reads, of what was
+ *   computed before it, only i and registers that %tid.x and %ctaid.x do
+ *   not feed; at most TR_STRIDE_CARRIED registers are carried (one that a
+ *   turn writes on every way before it reads it is not); the code after
+ *   the loop does not read i;
+ * - the step adds S to i, or to what the body made of i by moves and by
+ *   widening it to 64 bits and cutting it back (nvcc's step when the body
+ *   uses i as a 64-bit index too).
  *
  * At run time the block function checks what the text cannot: a 1D grid
  * of 1D blocks, and no turn of any thread past INT32_MAX, or UINT32_MAX
@@ -181,6 +185,38 @@ static const char *index_source(const struct ptx_func *fn, const struct ptx_insn
 	    !(w = only_writer(fn, in->ops[1].name, NULL)) || !thread_index(fn, w))
 		return NULL;
 	return in->ops[1].name;
+}
+
+/* Whether in is a cvt between 32- and 64-bit integers (at least the low
+ * 32 bits kept), or a 32-bit mov. */
+static int keeps_low_word(const struct ptx_insn *in)
+{
+	static const char *const ints[] = { ".s32", ".u32", ".s64", ".u64", ".b32", ".b64" };
+
+	if (in->nops != 2 || in->ops[1].kind != PTX_OP_REG)
+		return 0;
+	if (!strcmp(in->opcode, "mov"))
+		return in->nmods == 1 && (!strcmp(in->mods[0], ".u32") || !strcmp(in->mods[0], ".s32") ||
+					  !strcmp(in->mods[0], ".b32"));
+	return !strcmp(in->opcode, "cvt") && in->nmods == 2 && tr_in_list(ints, 6, in->mods[0]) &&
+	       tr_in_list(ints, 6, in->mods[1]);
+}
+
+/* Whether o holds this turn's i: i itself, or what the loop's body (h, e)
+ * made of it by moves and by widening and cutting back (nvcc's step when
+ * the body uses i as a 64-bit index too). */
+static int holds_i(const struct ptx_func *fn, const struct ptx_operand *o, const char *i,
+		   uint32_t h, uint32_t e, int depth)
+{
+	const struct ptx_insn *w;
+	uint32_t at;
+
+	if (same_reg(o, i))
+		return 1;
+	if (!is_reg(o) || depth > 3 || !(w = only_writer(fn, o->name, &at)) || at <= h || at >= e ||
+	    !keeps_low_word(w))
+		return 0;
+	return holds_i(fn, &w->ops[1], i, h, e, depth + 1);
 }
 
 /* Whether in is setp of i against n with cmp, as type ty (".s32" or
@@ -316,17 +352,47 @@ static int tainted(const struct ptx_func *fn, uint32_t h, struct tr_names *t)
 	return 0;
 }
 
-/* Whether some instruction in statements (from, to) writes reg; unguarded
- * only, when plain. */
-static int written_in(const struct ptx_func *fn, uint32_t from, uint32_t to, const char *reg,
-		      int plain)
+/* Whether some instruction in statements (from, to) writes reg. */
+static int written_in(const struct ptx_func *fn, uint32_t from, uint32_t to, const char *reg)
 {
 	uint32_t i;
 
 	for (i = from + 1; i < to; i++) {
 		const struct ptx_insn *in = tr_insn_at(fn, i);
 
-		if (in && (!plain || !in->guard) && tr_writes(in, reg))
+		if (in && tr_writes(in, reg))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a branch of the loop (whose head is statement h) before
+ * statement q jumps past q to a label at k or before: a path to k that
+ * misses q.  The body's branches all go forward, inside it. */
+static int bypassed(const struct ptx_func *fn, uint32_t h, uint32_t q, uint32_t k)
+{
+	uint32_t b, to;
+
+	for (b = h + 1; b < q; b++) {
+		const struct ptx_insn *in = tr_insn_at(fn, b);
+
+		if (in && !strcmp(in->opcode, "bra") && (to = label_at(fn, in->ops[0].name)) > q &&
+		    to <= k)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether every path from the loop's head (statement h) to statement k
+ * writes reg, unguarded, on the way. */
+static int written_before(const struct ptx_func *fn, uint32_t h, uint32_t k, const char *reg)
+{
+	uint32_t q;
+
+	for (q = h + 1; q < k; q++) {
+		const struct ptx_insn *in = tr_insn_at(fn, q);
+
+		if (in && !in->guard && tr_writes(in, reg) && !bypassed(fn, h, q, k))
 			return 1;
 	}
 	return 0;
@@ -349,8 +415,9 @@ static int carry(struct tr_stride *s, const char *reg)
 
 /* Whether the loop (statements (h, e]) reads, of what was computed before
  * it, only i and registers that %tid and %ctaid do not feed, and writes i
- * only at step.  A register it reads before it writes it (unguarded) in
- * the same turn is carried from one turn to the next (s->carried). */
+ * only at step.  A register it may read before it writes it (unguarded,
+ * on every path) in the same turn is carried from one turn to the next
+ * (s->carried). */
 static int turns_apart(const struct ptx_func *fn, uint32_t h, uint32_t e, const char *i,
 		       const struct ptx_insn *step, struct tr_stride *s)
 {
@@ -374,8 +441,8 @@ static int turns_apart(const struct ptx_func *fn, uint32_t h, uint32_t e, const 
 				continue;
 			if (is_grid_sreg(v))
 				ok = 0;
-			else if (written_in(fn, h, e + 1, v, 0))
-				ok = written_in(fn, h, k, v, 1) || carry(s, v);
+			else if (written_in(fn, h, e + 1, v))
+				ok = written_before(fn, h, k, v) || carry(s, v);
 			else
 				for (m = 0; m < t.n && ok; m++)
 					ok = strcmp(t.v[m], v) != 0;
@@ -405,7 +472,7 @@ static int after_ok(const struct ptx_func *fn, uint32_t g, uint32_t e, const cha
 		tr_insn_reads(in, &r);
 		for (j = 0; j < r.n && ok; j++)
 			ok = strcmp(r.v[j], i) &&
-			     (!written_in(fn, g, e + 1, r.v[j], 0) || carry(s, r.v[j]));
+			     (!written_in(fn, g, e + 1, r.v[j]) || carry(s, r.v[j]));
 		free(r.v);
 	}
 	return ok;
@@ -489,19 +556,28 @@ static int other_memory(const struct ptx_insn *in)
 }
 
 /* Whether the statements of the loop's body (h, e) are instructions that
- * stay in it, and reach only global, constant or parameter memory (shared
- * memory, where the kernel has some, is the lockstep run's). */
+ * stay in it (branches go forward, to a label inside it), and reach only
+ * global, constant or parameter memory (shared memory, where the kernel
+ * has some, is the lockstep run's). */
 static int body_ok(const struct ptx_func *fn, uint32_t h, uint32_t e)
 {
-	uint32_t k;
+	uint32_t k, to;
 
 	for (k = h + 1; k < e; k++) {
 		const struct ptx_stmt *s = &fn->body[k];
+		const struct ptx_insn *in = &s->u.insn;
 
-		if (s->kind == PTX_STMT_PRAGMA)
+		if (s->kind == PTX_STMT_PRAGMA || s->kind == PTX_STMT_LABEL)
 			continue;
-		if (s->kind != PTX_STMT_INSN || disturbs(&s->u.insn) || other_memory(&s->u.insn))
+		if (s->kind != PTX_STMT_INSN || other_memory(in))
 			return 0;
+		if (!strcmp(in->opcode, "bra")) {
+			to = label_at(fn, in->ops[0].name);
+			if (to <= k || to >= e)
+				return 0;
+		} else if (disturbs(in)) {
+			return 0;
+		}
 	}
 	return 1;
 }
@@ -558,8 +634,8 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 	if (!int32_op(step, "add", 0, 3) || step->guard || test->guard)
 		return 0;
 	i = step->ops[0].name;
-	k = same_reg(&step->ops[1], i) ? 2 : 1;
-	if (!same_reg(&step->ops[3 - k], i) || same_reg(&step->ops[k], i))
+	k = holds_i(fn, &step->ops[1], i, h, e, 0) ? 2 : 1;
+	if (!holds_i(fn, &step->ops[3 - k], i, h, e, 0) || same_reg(&step->ops[k], i))
 		return 0;
 	if (test->nops != 3 || !is_reg(&test->ops[2]) || test->nmods != 2 || !back->guard ||
 	    !same_reg(&test->ops[0], back->guard))

@@ -1,7 +1,7 @@
 /*
  * stride_loop: the cpu engine runs a grid-stride loop whose body depends
  * on its thread only through the index as one loop over virtual blocks,
- * a turn at a time (docs/cpu-engine.md, "Grid-stride loops").  Each
+ * a turn at a time (docs/cpu-engine.md, "Grid-stride loops, swept").  Each
  * element must still be visited exactly as often as on a GPU: once in a
  * 1D launch, whatever the grid, the block (warps cut short included) and
  * n (past the grid, short of it, zero, negative); once per y thread or y
@@ -9,9 +9,9 @@
  * Loops that carry values from one turn to the next and go on after the
  * loop with warp shuffles, shared memory and barriers (a reduction: the
  * engine sweeps the loop, then runs the rest in lockstep from where the
- * loop left each thread), that read their thread's own index, or compare
- * unsigned must keep their meaning too, bit for bit, and a fault in the
- * loop is an illegal address.
+ * loop left each thread), that branch inside, compare unsigned, or read
+ * their thread's own index (which stay in lockstep) must keep their
+ * meaning too, bit for bit, and a fault in the loop is an illegal address.
  */
 #include <cstdint>
 #include "check.h"
@@ -113,7 +113,7 @@ __global__ void scale_unsigned(float *y, unsigned n)
 		y[i] *= 3.0f;
 }
 
-/* Branches in the body. */
+/* Branches in the body, and a step nvcc makes from a 64-bit copy of i. */
 __global__ void fold(const float *x, float *y, int n)
 {
 	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {

@@ -296,6 +296,16 @@ static void test_stride_loops(void **state)
 	assert_int_equal(out[1], 0);
 	for (i = 2; i < 998; i++)
 		assert_int_equal(out[i], (uint32_t)i - 1);
+	/* branches inside the body: a register made on both ways is carried,
+	 * which costs a slot but changes nothing */
+	stride_ptx(ptx, sizeof(ptx), "",
+		   "\tand.b32 %r11, %r10, 1;\n\tsetp.eq.u32 %p3, %r11, 0;\n\t@%p3 bra $EVEN;\n"
+		   "\tmov.u32 %r12, 7;\n\tbra.uni $JOIN;\n$EVEN:\n\tmov.u32 %r12, 8;\n"
+		   "$JOIN:\n\tst.global.u32 [%rd4], %r12;\n", "3", "");
+	assert_true(turn_by_turn(ptx));
+	run_stride(ptx, out);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(out[i], i >= 997 ? 0xffffffffu : i % 2 ? 7u : 8u);
 	/* a register the index fed before the loop, made again first */
 	stride_ptx(ptx, sizeof(ptx), "\tadd.s32 %r12, %r10, 1;\n",
 		   "\tadd.s32 %r12, %r10, 2;\n\tst.global.u32 [%rd4], %r12;\n", "3", "");
