@@ -293,8 +293,9 @@ static int lane_sreg(const struct ptx_insn *in)
 static int computes(const struct ptx_insn *in)
 {
 	static const char *const ops[] = {
-		"mov", "mad", "mul", "add", "sub", "shl", "shr", "cvt", "cvta", "setp", "selp",
-		"and", "or", "xor", "not", "neg", "min", "max",
+		"mov", "mad", "mul", "add", "sub", "div", "rem", "abs", "fma", "shl", "shr", "cvt",
+		"cvta", "setp", "selp", "and", "or", "xor", "not", "neg", "min", "max", "mul24",
+		"mad24", "bfe", "prmt",
 	};
 
 	if (lane_sreg(in))
