@@ -40,13 +40,15 @@
  *
  * - it is the kernel's only loop, entered past a guard `@%p bra END`
  *   with %p = i >= n, left only at its bottom (`i += S; @(i < n) bra
- *   LOOP`, 32-bit, signed or unsigned), with nothing but plain instructions
- *   between it and END (what only its exit runs), and the kernel calls
- *   nothing;
+ *   LOOP`, 32 or 64 bits, signed or unsigned), with nothing but plain
+ *   instructions between it and END (what only its exit runs), and the
+ *   kernel calls nothing;
  * - i starts as %ctaid.x * %ntid.x + %tid.x (a mad, or a mul and an add,
- *   or a copy of either's result), S is %nctaid.x * %ntid.x, and n is a
- *   32-bit kernel parameter, whose offset the block function reads it
- *   from;
+ *   in 64 bits a mul.wide.u32 and an add of %tid.x widened, or the 32-bit
+ *   index widened; or a copy of any of these), S is %nctaid.x * %ntid.x
+ *   (in 64 bits a mul.wide.u32, or a mul.lo.s64 of the two widened), and
+ *   n is a kernel parameter of i's width, whose offset the block function
+ *   reads it from;
  * - before the loop the kernel only computes (no stores, no loads but of
  *   parameters, nothing of its lane's place in the warp: each virtual
  *   thread runs that part again), and the body branches only forward
@@ -62,8 +64,11 @@
  *
  * At run time the block function checks what the text cannot: a 1D grid
  * of 1D blocks, and no turn of any thread past INT32_MAX, or UINT32_MAX
- * when unsigned (n - 1 + T fits: a thread's i never wraps).  Otherwise the
- * kernel runs in lockstep as before (ag_block_run), its guard as written.
+ * when unsigned (n - 1 + T fits: a thread's i never wraps); in 64 bits,
+ * that a virtual block's index fits %ctaid.x's 32 bits (n <= ntid *
+ * UINT32_MAX), or n <= 2^32 where the index was made in 32 bits.
+ * Otherwise the kernel runs in lockstep as before (ag_block_run), its
+ * guard as written.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -131,18 +136,20 @@ static int holds_pair(const struct ptx_func *fn, const struct ptx_operand *a,
 	return (holds(fn, a, x) && holds(fn, b, y)) || (holds(fn, a, y) && holds(fn, b, x));
 }
 
-/* Whether in is a 32-bit integer opcode (".lo" first when lo) of n
- * operands, all of them plain registers. */
-static int int32_op(const struct ptx_insn *in, const char *opcode, int lo, uint32_t n)
+/* Whether in is an integer opcode of n operands, all of them plain
+ * registers, of bits-wide type (.s or .u), with the modifier lead (".lo",
+ * ".wide") first unless NULL. */
+static int int_op(const struct ptx_insn *in, const char *opcode, const char *lead, int bits,
+		  uint32_t n)
 {
 	const char *ty;
 	uint32_t i;
 
-	if (strcmp(in->opcode, opcode) || in->nmods != (lo ? 2u : 1u) || in->nops != n ||
-	    (lo && strcmp(in->mods[0], ".lo")))
+	if (strcmp(in->opcode, opcode) || in->nmods != (lead ? 2u : 1u) || in->nops != n ||
+	    (lead && strcmp(in->mods[0], lead)))
 		return 0;
 	ty = in->mods[in->nmods - 1];
-	if (strcmp(ty, ".s32") && strcmp(ty, ".u32"))
+	if ((ty[1] != 's' && ty[1] != 'u') || atoi(ty + 2) != bits)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!is_reg(&in->ops[i]) || in->ops[i].pair)
@@ -150,41 +157,99 @@ static int int32_op(const struct ptx_insn *in, const char *opcode, int lo, uint3
 	return 1;
 }
 
-/* Whether in makes the grid-wide index %ctaid.x * %ntid.x + %tid.x: a mad,
- * or an add of %tid.x and a mul's product. */
-static int thread_index(const struct ptx_func *fn, const struct ptx_insn *in)
+/* Whether o is a register whose one writer widens (cvt.u64.u32) a
+ * register holding sreg's x. */
+static int holds_wide(const struct ptx_func *fn, const struct ptx_operand *o, const char *sreg)
+{
+	const struct ptx_insn *w;
+
+	return is_reg(o) && (w = only_writer(fn, o->name, NULL)) && !strcmp(w->opcode, "cvt") &&
+	       w->nmods == 2 && !strcmp(w->mods[0], ".u64") && !strcmp(w->mods[1], ".u32") &&
+	       w->nops == 2 && holds(fn, &w->ops[1], sreg);
+}
+
+/* Whether in (an add of bits bits) adds %tid.x, widened in 64 bits, to
+ * a product of %ctaid.x and %ntid.x (a mul.lo, a mul.wide.u32 in 64
+ * bits). */
+static int adds_thread(const struct ptx_func *fn, const struct ptx_insn *in, int bits)
 {
 	const struct ptx_insn *mul;
 	int k;
 
-	if (int32_op(in, "mad", 1, 4))
-		return holds_pair(fn, &in->ops[1], &in->ops[2], "%ctaid", "%ntid") &&
-		       holds(fn, &in->ops[3], "%tid");
-	if (!int32_op(in, "add", 0, 3))
+	if (!int_op(in, "add", NULL, bits, 3))
 		return 0;
 	for (k = 1; k <= 2; k++) {
 		mul = only_writer(fn, in->ops[k].name, NULL);
-		if (holds(fn, &in->ops[3 - k], "%tid") && mul && int32_op(mul, "mul", 1, 3) &&
+		if ((bits == 32 ? holds(fn, &in->ops[3 - k], "%tid") :
+		     holds_wide(fn, &in->ops[3 - k], "%tid")) && mul &&
+		    int_op(mul, "mul", bits == 32 ? ".lo" : ".wide", 32, 3) &&
 		    holds_pair(fn, &mul->ops[1], &mul->ops[2], "%ctaid", "%ntid"))
 			return 1;
 	}
 	return 0;
 }
 
-/* The register that holds the grid-wide index when in starts i with it:
- * i itself when in makes it, the register in copies when that one's only
- * writer does (nvcc copies it when the kernel reads it after the loop);
- * else NULL. */
-static const char *index_source(const struct ptx_func *fn, const struct ptx_insn *in)
+/* Whether in makes the grid-wide index %ctaid.x * %ntid.x + %tid.x: a mad,
+ * or an add of %tid.x and a mul's product. */
+static int thread_index(const struct ptx_func *fn, const struct ptx_insn *in)
+{
+	if (int_op(in, "mad", ".lo", 32, 4))
+		return holds_pair(fn, &in->ops[1], &in->ops[2], "%ctaid", "%ntid") &&
+		       holds(fn, &in->ops[3], "%tid");
+	return adds_thread(fn, in, 32);
+}
+
+/* Whether in makes the grid-wide index in 64 bits: a mul.wide.u32 of
+ * %ctaid.x and %ntid.x plus %tid.x widened, or the 32-bit index widened
+ * (*index32: it wraps at 2^32 as it is made). */
+static int thread_index64(const struct ptx_func *fn, const struct ptx_insn *in, int *index32)
 {
 	const struct ptx_insn *w;
 
-	if (thread_index(fn, in))
+	if (!strcmp(in->opcode, "cvt") && in->nmods == 2 && !strcmp(in->mods[0], ".u64") &&
+	    !strcmp(in->mods[1], ".u32") && in->nops == 2 && is_reg(&in->ops[1]) &&
+	    (w = only_writer(fn, in->ops[1].name, NULL)) && thread_index(fn, w)) {
+		*index32 = 1;
+		return 1;
+	}
+	return adds_thread(fn, in, 64);
+}
+
+/* The register that holds the grid-wide index (of bits bits) when in
+ * starts i with it: i itself when in makes it, the register in copies when
+ * that one's only writer does (nvcc copies it when the kernel reads it
+ * after the loop); else NULL. */
+static const char *index_source(const struct ptx_func *fn, const struct ptx_insn *in, int bits,
+				int *index32)
+{
+	const struct ptx_insn *w;
+
+	if (bits == 32 ? thread_index(fn, in) : thread_index64(fn, in, index32))
 		return in->ops[0].name;
 	if (strcmp(in->opcode, "mov") || in->nops != 2 || !is_reg(&in->ops[1]) ||
-	    !(w = only_writer(fn, in->ops[1].name, NULL)) || !thread_index(fn, w))
+	    !(w = only_writer(fn, in->ops[1].name, NULL)) ||
+	    !(bits == 32 ? thread_index(fn, w) : thread_index64(fn, w, index32)))
 		return NULL;
 	return in->ops[1].name;
+}
+
+/* Whether reg is the grid's width in threads, %nctaid.x * %ntid.x, in
+ * bits bits: a mul.lo.s32 of the two, or a mul.wide.u32 of them, or a
+ * mul.lo.s64 of the two widened. */
+static int grid_width(const struct ptx_func *fn, const char *reg, int bits)
+{
+	const struct ptx_insn *w = only_writer(fn, reg, NULL);
+
+	if (!w)
+		return 0;
+	if (bits == 32)
+		return int_op(w, "mul", ".lo", 32, 3) &&
+		       holds_pair(fn, &w->ops[1], &w->ops[2], "%nctaid", "%ntid");
+	if (int_op(w, "mul", ".wide", 32, 3))
+		return holds_pair(fn, &w->ops[1], &w->ops[2], "%nctaid", "%ntid");
+	return int_op(w, "mul", ".lo", 64, 3) &&
+	       ((holds_wide(fn, &w->ops[1], "%nctaid") && holds_wide(fn, &w->ops[2], "%ntid")) ||
+		(holds_wide(fn, &w->ops[1], "%ntid") && holds_wide(fn, &w->ops[2], "%nctaid")));
 }
 
 /* Whether in is a cvt between 32- and 64-bit integers (at least the low
@@ -255,22 +320,21 @@ static int branches_on(const struct ptx_func *fn, const struct ptx_insn *br, int
 	return compares(p, (less ^ br->guard_neg) ? ".lt" : ".ge", ty, i, n);
 }
 
-/* The offset in the parameter block of the 32-bit kernel parameter that
- * in (ld.param of one register) loads, or -1. */
-static int64_t param_offset(const struct ptx_func *fn, const struct ptx_insn *in)
+/* The offset in the parameter block of the integer kernel parameter of
+ * bits bits that in (ld.param of one register) loads, or -1. */
+static int64_t param_offset(const struct ptx_func *fn, const struct ptx_insn *in, int bits)
 {
 	uint32_t off[64], size[64], align[64], j;
 	const struct ptx_operand *a = &in->ops[1];
 
 	if (strcmp(in->opcode, "ld") || in->nmods != 2 || strcmp(in->mods[0], ".param") ||
-	    (strcmp(in->mods[1], ".u32") && strcmp(in->mods[1], ".s32") &&
-	     strcmp(in->mods[1], ".b32")) || in->nops != 2 || a->kind != PTX_OP_ADDR ||
-	    a->base_is_reg || !a->name || fn->nparams > 64)
+	    atoi(in->mods[1] + 2) != bits || !strchr("sub", in->mods[1][1]) || in->nops != 2 ||
+	    a->kind != PTX_OP_ADDR || a->base_is_reg || !a->name || fn->nparams > 64)
 		return -1;
 	ptx_param_layout(fn, off, size, align, 64);
 	for (j = 0; j < fn->nparams; j++)
 		if (!strcmp(fn->params[j].name, a->name))
-			return a->i >= 0 && a->i + 4 <= size[j] ? off[j] + a->i : -1;
+			return a->i >= 0 && a->i + bits / 8 <= size[j] ? off[j] + a->i : -1;
 	return -1;
 }
 
@@ -621,36 +685,35 @@ static int only_returns(const struct ptx_func *fn, uint32_t from)
 
 int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 {
-	const struct ptx_insn *back, *test, *step, *init, *mul, *ld;
+	const struct ptx_insn *back, *test, *step, *init, *ld;
 	const char *i, *i0, *n, *ty;
 	uint32_t h = 0, e = 0, g = 0, at, i_at, end;
 	int64_t off;
-	int k;
+	int k, bits, index32 = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (!fn->is_entry || tr_redeclared(fn) || calls(fn) || !(back = back_edge(fn, &h, &e)) ||
 	    !(test = insn_before(fn, e, h + 1, &at)) || !(step = insn_before(fn, at, h + 1, &at)))
 		return 0;
-	/* i += S; setp.lt.s32 %p, i, n; @%p bra LOOP */
-	if (!int32_op(step, "add", 0, 3) || step->guard || test->guard)
-		return 0;
-	i = step->ops[0].name;
-	k = holds_i(fn, &step->ops[1], i, h, e, 0) ? 2 : 1;
-	if (!holds_i(fn, &step->ops[3 - k], i, h, e, 0) || same_reg(&step->ops[k], i))
-		return 0;
-	if (test->nops != 3 || !is_reg(&test->ops[2]) || test->nmods != 2 || !back->guard ||
-	    !same_reg(&test->ops[0], back->guard))
+	/* i += S; setp.lt.s32 %p, i, n; @%p bra LOOP (or in 64 bits) */
+	if (test->guard || test->nops != 3 || !is_reg(&test->ops[2]) || test->nmods != 2 ||
+	    !back->guard || !same_reg(&test->ops[0], back->guard))
 		return 0;
 	ty = test->mods[1];
+	bits = atoi(ty + 2);
+	if ((bits != 32 && bits != 64) || (ty[1] != 's' && ty[1] != 'u') ||
+	    !int_op(step, "add", NULL, bits, 3) || step->guard)
+		return 0;
+	i = step->ops[0].name;
 	n = test->ops[2].name;
-	if ((strcmp(ty, ".s32") && strcmp(ty, ".u32")) || !branches_on(fn, back, 1, ty, i, n))
+	k = holds_i(fn, &step->ops[1], i, h, e, 0) ? 2 : 1;
+	if (!(bits == 32 ? holds_i(fn, &step->ops[3 - k], i, h, e, 0) :
+	      same_reg(&step->ops[3 - k], i)) || same_reg(&step->ops[k], i) ||
+	    !branches_on(fn, back, 1, ty, i, n))
 		return 0;
 	/* S = %nctaid.x * %ntid.x; n a parameter; i made once before */
-	mul = only_writer(fn, step->ops[k].name, NULL);
-	if (!mul || !int32_op(mul, "mul", 1, 3) ||
-	    !holds_pair(fn, &mul->ops[1], &mul->ops[2], "%nctaid", "%ntid"))
-		return 0;
-	if (!(ld = only_writer(fn, n, &at)) || at >= h || (off = param_offset(fn, ld)) < 0)
+	if (!grid_width(fn, step->ops[k].name, bits) || !(ld = only_writer(fn, n, &at)) || at >= h ||
+	    (off = param_offset(fn, ld, bits)) < 0)
 		return 0;
 	init = NULL;
 	i_at = 0;
@@ -666,7 +729,7 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 	}
 	/* the guard tests the index after it is made (in i, or the register
 	 * i copies), and jumps past the loop and what its exit runs */
-	if (!init || !(i0 = index_source(fn, init)) ||
+	if (!init || !(i0 = index_source(fn, init, bits, &index32)) ||
 	    (strcmp(i0, i) && !only_writer(fn, i0, &i_at)) ||
 	    (end = exit_run(fn, e)) == UINT32_MAX ||
 	    !prologue_ok(fn, h, fn->body[end].u.label, ty, i0, n, i_at, &g) ||
@@ -683,7 +746,9 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 	s->head = h;
 	s->end = end;
 	s->bound = (uint32_t)off;
-	s->unsigned_bound = !strcmp(ty, ".u32");
+	s->unsigned_bound = ty[1] == 'u';
+	s->wide = bits == 64;
+	s->index32 = index32;
 	return 1;
 }
 

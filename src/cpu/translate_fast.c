@@ -653,12 +653,23 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 	const unsigned slot = st->slot;
 
 	emit_block_start("ag_k", entry, psize, 1, 0, 1, out);
-	sb_addf(out, "\t/* a grid-stride loop, turn by turn (stride.c) */\n"
-		"\tconst int64_t n = ag_ld(%s, prm + %u), T = (int64_t)d.ntid[0] * d.nctaid[0];\n\n"
-		"\tif (d.ntid[1] != 1 || d.ntid[2] != 1 || d.nctaid[1] != 1 || d.nctaid[2] != 1 ||\n"
-		"\t    T > %s || n - 1 + T > %s) {\n"
+	sb_adds(out, "\t/* a grid-stride loop, turn by turn (stride.c) */\n"
+		"\tconst int64_t T = (int64_t)d.ntid[0] * d.nctaid[0];\n");
+	if (!st->wide)
+		sb_addf(out, "\tconst int64_t n = ag_ld(%s, prm + %u);\n"
+			"\tconst int bad = T > %s || n - 1 + T > %s;\n", ty, st->bound, max, max);
+	else
+		/* the virtual blocks' indices in 32 bits, and an index made in
+		 * 32 bits below 2^32 */
+		sb_addf(out, "\tconst uint64_t nw = ag_ld(uint64_t, prm + %u), most = %s;\n"
+			"\tconst int bad = %s > (int64_t)most;\n"
+			"\tconst int64_t n = bad ? 0 : (int64_t)nw;\n", st->bound,
+			st->index32 ? "(uint64_t)1 << 32" : "(uint64_t)d.ntid[0] * UINT32_MAX",
+			st->unsigned_bound ? "nw > most || T" : "(int64_t)nw > (int64_t)most || T");
+	sb_addf(out, "\n\tif (d.ntid[1] != 1 || d.ntid[2] != 1 || d.nctaid[1] != 1 || d.nctaid[2] != 1 ||\n"
+		"\t    bad) {\n"
 		"\t\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, 0, %u);\n"
-		"\t\treturn;\n\t}\n", ty, st->bound, max, max, entry, entry, dyn, psize);
+		"\t\treturn;\n\t}\n", entry, entry, dyn, psize);
 	emit_plain_start(entry, dyn, psize, out);
 	sb_adds(out, "\tconst unsigned c0 = b->ctaid[0], nb = b->nb, per = ");
 	if (slot)

@@ -386,6 +386,8 @@ struct tr_stride {
 	uint32_t head, end;     /* the statements of its label and END's */
 	uint32_t bound;         /* the offset of n, the bound, in the parameters */
 	int unsigned_bound;     /* n and the comparisons are unsigned */
+	int wide;               /* i, S and n have 64 bits */
+	int index32;            /* i starts as the 32-bit index widened */
 	const char *carried[TR_STRIDE_CARRIED]; /* registers a turn takes from
 						 * the turn before */
 	uint32_t ncarried;

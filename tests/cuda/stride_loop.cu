@@ -23,6 +23,32 @@ __global__ void axpy(float a, const float *x, float *y, int n)
 		y[i] = a * x[i] + y[i];
 }
 
+/* The same with 64-bit indices, as nvcc writes them two ways: the index
+ * made in 64 bits, or made in 32 and widened. */
+__global__ void axpy64(float a, const float *x, float *y, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)blockDim.x * gridDim.x)
+		y[i] = a * x[i] + y[i];
+}
+
+__global__ void axpy64_from32(float a, const float *x, float *y, size_t n)
+{
+	size_t stride = (size_t)blockDim.x * gridDim.x;
+
+	for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		y[i] = a * x[i] + y[i];
+}
+
+/* A signed 64-bit bound (nvcc unrolls this one by four, with the trip
+ * count worked out first). */
+__global__ void axpy64_signed(float a, const float *x, float *y, long long n)
+{
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+	     i += (long long)blockDim.x * gridDim.x)
+		y[i] = a * x[i] + y[i];
+}
+
 /* So does this one: each visit of an element counts. */
 __global__ void visits(unsigned *hits, int n)
 {
@@ -133,7 +159,10 @@ static float value(int i)
 	return (float)((i * 7919) % 2001 - 1000) / 1000.0f;
 }
 
-static void run_axpy(unsigned blocks, unsigned threads, int n)
+/* Which of the axpy kernels run_axpy launches. */
+enum axpy_kind { AXPY32, AXPY64, AXPY64_FROM32, AXPY64_SIGNED };
+
+static void run_axpy_kind(enum axpy_kind kind, unsigned blocks, unsigned threads, int n)
 {
 	int m = n > 0 ? n : 1;
 	size_t bytes = (size_t)m * 4;
@@ -150,14 +179,33 @@ static void run_axpy(unsigned blocks, unsigned threads, int n)
 	CK(cudaMalloc(&y, bytes));
 	CK(cudaMemcpy(x, hx, bytes, cudaMemcpyHostToDevice));
 	CK(cudaMemcpy(y, hy, bytes, cudaMemcpyHostToDevice));
-	axpy<<<blocks, threads>>>(2.5f, x, y, n);
+	switch (kind) {
+	case AXPY32:
+		axpy<<<blocks, threads>>>(2.5f, x, y, n);
+		break;
+	case AXPY64:
+		axpy64<<<blocks, threads>>>(2.5f, x, y, n > 0 ? (size_t)n : 0);
+		break;
+	case AXPY64_FROM32:
+		axpy64_from32<<<blocks, threads>>>(2.5f, x, y, n > 0 ? (size_t)n : 0);
+		break;
+	case AXPY64_SIGNED:
+		axpy64_signed<<<blocks, threads>>>(2.5f, x, y, n);
+		break;
+	}
 	CK(cudaGetLastError());
 	CK(cudaMemcpy(hy, y, bytes, cudaMemcpyDeviceToHost));
-	snprintf(what, sizeof(what), "axpy in %u blocks of %u threads over %d", blocks, threads, n);
+	snprintf(what, sizeof(what), "axpy (kind %d) in %u blocks of %u threads over %d", kind,
+		 blocks, threads, n);
 	check_array(what, hy, want, m);
 	CK(cudaFree(x));
 	CK(cudaFree(y));
 	free(hx), free(hy), free(want);
+}
+
+static void run_axpy(unsigned blocks, unsigned threads, int n)
+{
+	run_axpy_kind(AXPY32, blocks, threads, n);
 }
 
 static void run_visits(dim3 grid, dim3 block, int n)
@@ -374,6 +422,14 @@ int main(void)
 	run_axpy(1, 1, 100);
 	run_axpy(7, 64, 0);
 	run_axpy(7, 64, -5);
+	/* 64-bit indices and bounds */
+	for (int kind = AXPY64; kind <= AXPY64_SIGNED; kind++) {
+		run_axpy_kind((enum axpy_kind)kind, 64, 256, 64 * 256 * 5 + 77);
+		run_axpy_kind((enum axpy_kind)kind, 1000, 32, 500);
+		run_axpy_kind((enum axpy_kind)kind, 13, 33, 13 * 33 * 4);
+		run_axpy_kind((enum axpy_kind)kind, 7, 64, 0);
+	}
+	run_axpy_kind(AXPY64_SIGNED, 7, 64, -5);
 	/* 1D: once each; 2D blocks or grids (lockstep): once per y and z */
 	run_visits(dim3(40), dim3(128), 40 * 128 * 3 + 11);
 	run_visits(dim3(5), dim3(32, 2), 5000);

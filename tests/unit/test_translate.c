@@ -311,6 +311,37 @@ static void test_stride_loops(void **state)
 		   "\tadd.s32 %r12, %r10, 2;\n\tst.global.u32 [%rd4], %r12;\n", "3", "");
 	assert_true(turn_by_turn(ptx));
 
+	/* 64 bits: the index made by mul.wide.u32, the bound a u64 */
+	{
+		static const char wide[] = HEADER
+			".visible .entry k(.param .u64 a, .param .u64 n)\n{\n"
+			"\t.reg .b32 %r<6>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<12>;\n"
+			"\tld.param.u64 %rd1, [a];\n\tld.param.u64 %rd2, [n];\n"
+			"\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n"
+			"\tcvt.u64.u32 %rd3, %r2;\n\tmul.wide.u32 %rd4, %r1, %r2;\n"
+			"\tmov.u32 %r3, %tid.x;\n\tcvt.u64.u32 %rd5, %r3;\n"
+			"\tadd.s64 %rd6, %rd4, %rd5;\n"
+			"\tsetp.ge.u64 %p1, %rd6, %rd2;\n\t@%p1 bra $END;\n"
+			"\tmov.u32 %r4, %nctaid.x;\n\tcvt.u64.u32 %rd7, %r4;\n"
+			"\tmul.lo.s64 %rd8, %rd3, %rd7;\n\tcvta.to.global.u64 %rd9, %rd1;\n"
+			"$LOOP:\n\tshl.b64 %rd10, %rd6, 2;\n\tadd.s64 %rd11, %rd9, %rd10;\n"
+			"\tcvt.u32.u64 %r5, %rd6;\n\tst.global.u32 [%rd11], %r5;\n"
+			"\tadd.s64 %rd6, %rd6, %rd8;\n\tsetp.lt.u64 %p2, %rd6, %rd2;\n"
+			"\t@%p2 bra $LOOP;\n$END:\n\tret;\n}\n";
+		struct {
+			uint32_t *a;
+			uint64_t n;
+		} prm = { out, 997 };
+		char msg[256];
+
+		assert_true(turn_by_turn(wide));
+		memset(out, 0xff, sizeof(out));
+		if (run_params(wide, "k", 5, 64, &prm, msg, sizeof(msg)))
+			fail_msg("run: %s", msg);
+		for (i = 0; i < 1000; i++)
+			assert_int_equal(out[i], i < 997 ? (uint32_t)i : 0xffffffffu);
+	}
+
 	/* the body stores its block's index, or its lane's */
 	stride_ptx(ptx, sizeof(ptx), "", "\tst.global.u32 [%rd4], %r7;\n", "3", "");
 	assert_false(turn_by_turn(ptx));
