@@ -21,8 +21,10 @@
  * and so on until the turn's first thread starts past n: the fast path's
  * scalar translation, in which a thread runs one turn (the loop's step and
  * test are left out, its back edge returns).  A turn then reads the call's
- * whole stretch of each array in order.  Each thread's turns still run in
- * order and on one OS thread, so its program order holds; only the
+ * whole stretch of each array in order (only the first turn tests the
+ * guard before the loop: a later one runs only threads below n).  Each
+ * thread's turns still run in order and on one OS thread, so its program
+ * order holds; only the
  * interleaving of different threads' turns changes, which threads that
  * neither wait for nor see each other inside the loop cannot observe.
  *
@@ -808,6 +810,23 @@ static void sweep_slot(struct tr *t, struct strbuf *sb)
 	sb_addf(sb, "(A + t_ * %u)", t->stride->slot);
 }
 
+/* The guard in the sweep: only the first turn runs threads whose index may
+ * start at n or past it (the block function runs a later turn's threads
+ * up to n), so only the first tests it, and later turns' loads and stores
+ * need no mask. */
+static int sweep_guard(struct tr *t, const struct ptx_insn *in)
+{
+	struct strbuf taken = STRBUF_INIT;
+	uint32_t to;
+	int rc = tr_branch_target(t, in, &to) || tr_guard(t, in, &taken) ? -1 : 1;
+
+	if (rc > 0)
+		sb_addf(&t->code, "\t\t/* %d: bra, the guard (stride.c) */\n"
+			"\t\tif (!nt_ && %s)\n\t\t\tgoto ag_L%u;\n", in->line, taken.buf, to);
+	sb_free(&taken);
+	return rc;
+}
+
 int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
 {
 	const struct tr_stride *s = t->stride;
@@ -818,6 +837,8 @@ int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
 		return 0;
 	if (t->past_loop || in == s->test || in == s->step)
 		return 1;
+	if (in == s->guard)
+		return sweep_guard(t, in);
 	if (in != s->back)
 		return 0;
 	sb_addf(&t->code, "\t\t/* %d: the turn's end (stride.c) */\n", in->line);
