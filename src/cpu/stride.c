@@ -24,9 +24,9 @@
  * whole stretch of each array in order (only the first turn tests the
  * guard before the loop: a later one runs only threads below n).  Each
  * thread's turns still run in order and on one OS thread, so its program
- * order holds; only the
- * interleaving of different threads' turns changes, which threads that
- * neither wait for nor see each other inside the loop cannot observe.
+ * order holds; only the interleaving of different threads' turns changes,
+ * which threads that neither wait for nor see each other inside the loop
+ * cannot observe.
  *
  * Registers a turn takes from the one before (a sum), and those the code
  * after the loop reads of what the loop wrote, are carried: a thread
