@@ -56,6 +56,14 @@ __global__ void visits(unsigned *hits, int n)
 		atomicAdd(&hits[i], 1u);
 }
 
+/* The body reads the grid's and the block's sizes, which a sweep's virtual
+ * blocks see unchanged. */
+__global__ void sizes(unsigned *out, int n)
+{
+	for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+		out[i] = (unsigned)i ^ (gridDim.x << 20 | blockDim.x << 10);
+}
+
 /* The body reads its thread's block and thread index. */
 __global__ void owner(unsigned *out, int n)
 {
@@ -224,6 +232,21 @@ static void run_visits(dim3 grid, dim3 block, int n)
 		 grid.x, grid.y, grid.z, block.x, block.y, block.z, n);
 	check_array(what, h, want, n);
 	CK(cudaFree(hits));
+	free(h), free(want);
+}
+
+static void run_sizes(unsigned blocks, unsigned threads, int n)
+{
+	unsigned *out, *h = (unsigned *)malloc((size_t)n * 4), *want = (unsigned *)malloc((size_t)n * 4);
+
+	for (int i = 0; i < n; i++)
+		want[i] = (unsigned)i ^ (blocks << 20 | threads << 10);
+	CK(cudaMalloc(&out, (size_t)n * 4));
+	sizes<<<blocks, threads>>>(out, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, out, (size_t)n * 4, cudaMemcpyDeviceToHost));
+	check_array("sizes: the grid's and the block's, every turn", h, want, n);
+	CK(cudaFree(out));
 	free(h), free(want);
 }
 
@@ -435,6 +458,7 @@ int main(void)
 	run_visits(dim3(5), dim3(32, 2), 5000);
 	run_visits(dim3(4, 3), dim3(64), 3000);
 	run_visits(dim3(2, 1, 2), dim3(16, 1, 3), 777);
+	run_sizes(9, 96, 9 * 96 * 7 + 3);
 	run_owner(10, 64, 10 * 64 * 3 + 5);
 	run_running(6, 96, 6 * 96 * 4 + 50);
 	run_unsigned_and_fold(9, 128, 9 * 128 * 2 + 3);
