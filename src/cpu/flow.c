@@ -10,14 +10,21 @@
 
 #include "cpu/translate_int.h"
 
-static uint32_t label_target(const struct ptx_func *fn, const uint32_t *at, const char *label)
+uint32_t tr_label_stmt(const struct ptx_func *fn, const char *label)
 {
 	uint32_t i;
 
 	for (i = 0; i < fn->nbody; i++)
 		if (fn->body[i].kind == PTX_STMT_LABEL && !strcmp(fn->body[i].u.label, label))
-			return at[i];
+			return i;
 	return UINT32_MAX;
+}
+
+static uint32_t label_target(const struct ptx_func *fn, const uint32_t *at, const char *label)
+{
+	uint32_t i = tr_label_stmt(fn, label);
+
+	return i == UINT32_MAX ? UINT32_MAX : at[i];
 }
 
 /* Successors of instruction i; -1 when it is a branch that cannot be

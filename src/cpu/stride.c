@@ -77,35 +77,24 @@
 
 #include "cpu/translate_int.h"
 
-/* The statement index of label name in fn, or UINT32_MAX. */
-static uint32_t label_at(const struct ptx_func *fn, const char *name)
+/* What the scan reads again and again: the kernel, and the one write of
+ * each register written once (consts.c). */
+struct scan {
+	const struct ptx_func *fn;
+	struct tr_consts *defs;
+};
+
+/* The one instruction of the kernel that writes register reg, when one
+ * and unguarded does (its statement index in *at), else NULL. */
+static const struct ptx_insn *only_writer(const struct scan *sc, const char *reg, uint32_t *at)
 {
-	uint32_t i;
+	const struct ptx_insn *w = tr_one_def(sc->defs, reg);
 
-	for (i = 0; i < fn->nbody; i++)
-		if (fn->body[i].kind == PTX_STMT_LABEL && !strcmp(fn->body[i].u.label, name))
-			return i;
-	return UINT32_MAX;
-}
-
-/* The one instruction of fn that writes register reg, when one and
- * unguarded does (its statement index in *at), else NULL. */
-static const struct ptx_insn *only_writer(const struct ptx_func *fn, const char *reg, uint32_t *at)
-{
-	const struct ptx_insn *w = NULL;
-	uint32_t i;
-
-	for (i = 0; i < fn->nbody; i++) {
-		const struct ptx_insn *in = tr_insn_at(fn, i);
-
-		if (!in || !tr_writes(in, reg))
-			continue;
-		if (w || in->guard)
-			return NULL;
-		w = in;
-		if (at)
-			*at = i;
-	}
+	if (!w || w->guard)
+		return NULL;
+	if (at)
+		*at = (uint32_t)(((const char *)w - (const char *)&sc->fn->body[0].u.insn) /
+				 sizeof(sc->fn->body[0]));
 	return w;
 }
 
@@ -120,11 +109,11 @@ static int same_reg(const struct ptx_operand *o, const char *name)
 }
 
 /* Whether o is a register whose one writer moves sreg's x into it. */
-static int holds(const struct ptx_func *fn, const struct ptx_operand *o, const char *sreg)
+static int holds(const struct scan *sc, const struct ptx_operand *o, const char *sreg)
 {
 	const struct ptx_insn *in;
 
-	if (!is_reg(o) || !(in = only_writer(fn, o->name, NULL)))
+	if (!is_reg(o) || !(in = only_writer(sc, o->name, NULL)))
 		return 0;
 	return !strcmp(in->opcode, "mov") && in->nops == 2 && in->ops[1].kind == PTX_OP_REG &&
 	       in->ops[1].name && !strcmp(in->ops[1].name, sreg) && in->ops[1].component &&
@@ -132,10 +121,10 @@ static int holds(const struct ptx_func *fn, const struct ptx_operand *o, const c
 }
 
 /* Whether a and b hold sregs x and y, in either order. */
-static int holds_pair(const struct ptx_func *fn, const struct ptx_operand *a,
+static int holds_pair(const struct scan *sc, const struct ptx_operand *a,
 		      const struct ptx_operand *b, const char *x, const char *y)
 {
-	return (holds(fn, a, x) && holds(fn, b, y)) || (holds(fn, a, y) && holds(fn, b, x));
+	return (holds(sc, a, x) && holds(sc, b, y)) || (holds(sc, a, y) && holds(sc, b, x));
 }
 
 /* Whether in is an integer opcode of n operands, all of them plain
@@ -161,19 +150,19 @@ static int int_op(const struct ptx_insn *in, const char *opcode, const char *lea
 
 /* Whether o is a register whose one writer widens (cvt.u64.u32) a
  * register holding sreg's x. */
-static int holds_wide(const struct ptx_func *fn, const struct ptx_operand *o, const char *sreg)
+static int holds_wide(const struct scan *sc, const struct ptx_operand *o, const char *sreg)
 {
 	const struct ptx_insn *w;
 
-	return is_reg(o) && (w = only_writer(fn, o->name, NULL)) && !strcmp(w->opcode, "cvt") &&
+	return is_reg(o) && (w = only_writer(sc, o->name, NULL)) && !strcmp(w->opcode, "cvt") &&
 	       w->nmods == 2 && !strcmp(w->mods[0], ".u64") && !strcmp(w->mods[1], ".u32") &&
-	       w->nops == 2 && holds(fn, &w->ops[1], sreg);
+	       w->nops == 2 && holds(sc, &w->ops[1], sreg);
 }
 
 /* Whether in (an add of bits bits) adds %tid.x, widened in 64 bits, to
  * a product of %ctaid.x and %ntid.x (a mul.lo, a mul.wide.u32 in 64
  * bits). */
-static int adds_thread(const struct ptx_func *fn, const struct ptx_insn *in, int bits)
+static int adds_thread(const struct scan *sc, const struct ptx_insn *in, int bits)
 {
 	const struct ptx_insn *mul;
 	int k;
@@ -181,11 +170,11 @@ static int adds_thread(const struct ptx_func *fn, const struct ptx_insn *in, int
 	if (!int_op(in, "add", NULL, bits, 3))
 		return 0;
 	for (k = 1; k <= 2; k++) {
-		mul = only_writer(fn, in->ops[k].name, NULL);
-		if ((bits == 32 ? holds(fn, &in->ops[3 - k], "%tid") :
-		     holds_wide(fn, &in->ops[3 - k], "%tid")) && mul &&
+		mul = only_writer(sc, in->ops[k].name, NULL);
+		if ((bits == 32 ? holds(sc, &in->ops[3 - k], "%tid") :
+		     holds_wide(sc, &in->ops[3 - k], "%tid")) && mul &&
 		    int_op(mul, "mul", bits == 32 ? ".lo" : ".wide", 32, 3) &&
-		    holds_pair(fn, &mul->ops[1], &mul->ops[2], "%ctaid", "%ntid"))
+		    holds_pair(sc, &mul->ops[1], &mul->ops[2], "%ctaid", "%ntid"))
 			return 1;
 	}
 	return 0;
@@ -193,44 +182,44 @@ static int adds_thread(const struct ptx_func *fn, const struct ptx_insn *in, int
 
 /* Whether in makes the grid-wide index %ctaid.x * %ntid.x + %tid.x: a mad,
  * or an add of %tid.x and a mul's product. */
-static int thread_index(const struct ptx_func *fn, const struct ptx_insn *in)
+static int thread_index(const struct scan *sc, const struct ptx_insn *in)
 {
 	if (int_op(in, "mad", ".lo", 32, 4))
-		return holds_pair(fn, &in->ops[1], &in->ops[2], "%ctaid", "%ntid") &&
-		       holds(fn, &in->ops[3], "%tid");
-	return adds_thread(fn, in, 32);
+		return holds_pair(sc, &in->ops[1], &in->ops[2], "%ctaid", "%ntid") &&
+		       holds(sc, &in->ops[3], "%tid");
+	return adds_thread(sc, in, 32);
 }
 
 /* Whether in makes the grid-wide index in 64 bits: a mul.wide.u32 of
  * %ctaid.x and %ntid.x plus %tid.x widened, or the 32-bit index widened
  * (*index32: it wraps at 2^32 as it is made). */
-static int thread_index64(const struct ptx_func *fn, const struct ptx_insn *in, int *index32)
+static int thread_index64(const struct scan *sc, const struct ptx_insn *in, int *index32)
 {
 	const struct ptx_insn *w;
 
 	if (!strcmp(in->opcode, "cvt") && in->nmods == 2 && !strcmp(in->mods[0], ".u64") &&
 	    !strcmp(in->mods[1], ".u32") && in->nops == 2 && is_reg(&in->ops[1]) &&
-	    (w = only_writer(fn, in->ops[1].name, NULL)) && thread_index(fn, w)) {
+	    (w = only_writer(sc, in->ops[1].name, NULL)) && thread_index(sc, w)) {
 		*index32 = 1;
 		return 1;
 	}
-	return adds_thread(fn, in, 64);
+	return adds_thread(sc, in, 64);
 }
 
 /* The register that holds the grid-wide index (of bits bits) when in
  * starts i with it: i itself when in makes it, the register in copies when
  * that one's only writer does (nvcc copies it when the kernel reads it
  * after the loop); else NULL. */
-static const char *index_source(const struct ptx_func *fn, const struct ptx_insn *in, int bits,
+static const char *index_source(const struct scan *sc, const struct ptx_insn *in, int bits,
 				int *index32)
 {
 	const struct ptx_insn *w;
 
-	if (bits == 32 ? thread_index(fn, in) : thread_index64(fn, in, index32))
+	if (bits == 32 ? thread_index(sc, in) : thread_index64(sc, in, index32))
 		return in->ops[0].name;
 	if (strcmp(in->opcode, "mov") || in->nops != 2 || !is_reg(&in->ops[1]) ||
-	    !(w = only_writer(fn, in->ops[1].name, NULL)) ||
-	    !(bits == 32 ? thread_index(fn, w) : thread_index64(fn, w, index32)))
+	    !(w = only_writer(sc, in->ops[1].name, NULL)) ||
+	    !(bits == 32 ? thread_index(sc, w) : thread_index64(sc, w, index32)))
 		return NULL;
 	return in->ops[1].name;
 }
@@ -238,20 +227,20 @@ static const char *index_source(const struct ptx_func *fn, const struct ptx_insn
 /* Whether reg is the grid's width in threads, %nctaid.x * %ntid.x, in
  * bits bits: a mul.lo.s32 of the two, or a mul.wide.u32 of them, or a
  * mul.lo.s64 of the two widened. */
-static int grid_width(const struct ptx_func *fn, const char *reg, int bits)
+static int grid_width(const struct scan *sc, const char *reg, int bits)
 {
-	const struct ptx_insn *w = only_writer(fn, reg, NULL);
+	const struct ptx_insn *w = only_writer(sc, reg, NULL);
 
 	if (!w)
 		return 0;
 	if (bits == 32)
 		return int_op(w, "mul", ".lo", 32, 3) &&
-		       holds_pair(fn, &w->ops[1], &w->ops[2], "%nctaid", "%ntid");
+		       holds_pair(sc, &w->ops[1], &w->ops[2], "%nctaid", "%ntid");
 	if (int_op(w, "mul", ".wide", 32, 3))
-		return holds_pair(fn, &w->ops[1], &w->ops[2], "%nctaid", "%ntid");
+		return holds_pair(sc, &w->ops[1], &w->ops[2], "%nctaid", "%ntid");
 	return int_op(w, "mul", ".lo", 64, 3) &&
-	       ((holds_wide(fn, &w->ops[1], "%nctaid") && holds_wide(fn, &w->ops[2], "%ntid")) ||
-		(holds_wide(fn, &w->ops[1], "%ntid") && holds_wide(fn, &w->ops[2], "%nctaid")));
+	       ((holds_wide(sc, &w->ops[1], "%nctaid") && holds_wide(sc, &w->ops[2], "%ntid")) ||
+		(holds_wide(sc, &w->ops[1], "%ntid") && holds_wide(sc, &w->ops[2], "%nctaid")));
 }
 
 /* Whether in is a cvt between 32- and 64-bit integers (at least the low
@@ -272,7 +261,7 @@ static int keeps_low_word(const struct ptx_insn *in)
 /* Whether o holds this turn's i: i itself, or what the loop's body (h, e)
  * made of it by moves and by widening and cutting back (nvcc's step when
  * the body uses i as a 64-bit index too). */
-static int holds_i(const struct ptx_func *fn, const struct ptx_operand *o, const char *i,
+static int holds_i(const struct scan *sc, const struct ptx_operand *o, const char *i,
 		   uint32_t h, uint32_t e, int depth)
 {
 	const struct ptx_insn *w;
@@ -280,10 +269,10 @@ static int holds_i(const struct ptx_func *fn, const struct ptx_operand *o, const
 
 	if (same_reg(o, i))
 		return 1;
-	if (!is_reg(o) || depth > 3 || !(w = only_writer(fn, o->name, &at)) || at <= h || at >= e ||
+	if (!is_reg(o) || depth > 3 || !(w = only_writer(sc, o->name, &at)) || at <= h || at >= e ||
 	    !keeps_low_word(w))
 		return 0;
-	return holds_i(fn, &w->ops[1], i, h, e, depth + 1);
+	return holds_i(sc, &w->ops[1], i, h, e, depth + 1);
 }
 
 /* Whether in is setp of i against n with cmp, as type ty (".s32" or
@@ -312,10 +301,10 @@ static int calls(const struct ptx_func *fn)
 
 /* Whether branch br (guarded by a predicate whose one writer is a setp)
  * is taken exactly when i < n (less) or i >= n, as type ty. */
-static int branches_on(const struct ptx_func *fn, const struct ptx_insn *br, int less,
+static int branches_on(const struct scan *sc, const struct ptx_insn *br, int less,
 		       const char *ty, const char *i, const char *n)
 {
-	const struct ptx_insn *p = br->guard ? only_writer(fn, br->guard, NULL) : NULL;
+	const struct ptx_insn *p = br->guard ? only_writer(sc, br->guard, NULL) : NULL;
 
 	if (!p)
 		return 0;
@@ -443,7 +432,7 @@ static int bypassed(const struct ptx_func *fn, uint32_t h, uint32_t q, uint32_t 
 	for (b = h + 1; b < q; b++) {
 		const struct ptx_insn *in = tr_insn_at(fn, b);
 
-		if (in && !strcmp(in->opcode, "bra") && (to = label_at(fn, in->ops[0].name)) > q &&
+		if (in && !strcmp(in->opcode, "bra") && (to = tr_label_stmt(fn, in->ops[0].name)) > q &&
 		    to <= k)
 			return 1;
 	}
@@ -572,7 +561,7 @@ static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, 
 		if (!in || strcmp(in->opcode, "bra"))
 			continue;
 		if (in->nops != 1 || in->ops[0].kind != PTX_OP_SYM ||
-		    (to = label_at(fn, in->ops[0].name)) == UINT32_MAX)
+		    (to = tr_label_stmt(fn, in->ops[0].name)) == UINT32_MAX)
 			return NULL;
 		if (to < i) {
 			if (back)
@@ -587,13 +576,13 @@ static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, 
 
 /* Whether statements [0, h) only declare registers and compute, with one
  * branch: the guard, `@(i >= n) bra END` after i is made. */
-static int prologue_ok(const struct ptx_func *fn, uint32_t h, const char *end, const char *ty,
+static int prologue_ok(const struct scan *sc, uint32_t h, const char *end, const char *ty,
 		       const char *i, const char *n, uint32_t i_at, uint32_t *g)
 {
 	uint32_t k, guards = 0;
 
 	for (k = 0; k < h; k++) {
-		const struct ptx_stmt *s = &fn->body[k];
+		const struct ptx_stmt *s = &sc->fn->body[k];
 		const struct ptx_insn *in = &s->u.insn;
 
 		if (s->kind == PTX_STMT_DECL || s->kind == PTX_STMT_PRAGMA)
@@ -602,7 +591,7 @@ static int prologue_ok(const struct ptx_func *fn, uint32_t h, const char *end, c
 			return 0;
 		if (!strcmp(in->opcode, "bra")) {
 			if (k < i_at || strcmp(in->ops[0].name, end) ||
-			    !branches_on(fn, in, 0, ty, i, n))
+			    !branches_on(sc, in, 0, ty, i, n))
 				return 0;
 			*g = k;
 			guards++;
@@ -639,7 +628,7 @@ static int body_ok(const struct ptx_func *fn, uint32_t h, uint32_t e)
 		if (s->kind != PTX_STMT_INSN || other_memory(in))
 			return 0;
 		if (!strcmp(in->opcode, "bra")) {
-			to = label_at(fn, in->ops[0].name);
+			to = tr_label_stmt(fn, in->ops[0].name);
 			if (to <= k || to >= e)
 				return 0;
 		} else if (disturbs(in)) {
@@ -685,17 +674,18 @@ static int only_returns(const struct ptx_func *fn, uint32_t from)
 	return 1;
 }
 
-int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
+/* tr_stride_scan, once the kernel's writes are known. */
+static int scan_loop(const struct scan *sc, struct tr_stride *s)
 {
+	const struct ptx_func *fn = sc->fn;
 	const struct ptx_insn *back, *test, *step, *init, *ld;
 	const char *i, *i0, *n, *ty;
 	uint32_t h = 0, e = 0, g = 0, at, i_at, end;
 	int64_t off;
 	int k, bits, index32 = 0;
 
-	memset(s, 0, sizeof(*s));
-	if (!fn->is_entry || tr_redeclared(fn) || calls(fn) || !(back = back_edge(fn, &h, &e)) ||
-	    !(test = insn_before(fn, e, h + 1, &at)) || !(step = insn_before(fn, at, h + 1, &at)))
+	if (!(back = back_edge(fn, &h, &e)) || !(test = insn_before(fn, e, h + 1, &at)) ||
+	    !(step = insn_before(fn, at, h + 1, &at)))
 		return 0;
 	/* i += S; setp.lt.s32 %p, i, n; @%p bra LOOP (or in 64 bits) */
 	if (test->guard || test->nops != 3 || !is_reg(&test->ops[2]) || test->nmods != 2 ||
@@ -708,13 +698,13 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 		return 0;
 	i = step->ops[0].name;
 	n = test->ops[2].name;
-	k = holds_i(fn, &step->ops[1], i, h, e, 0) ? 2 : 1;
-	if (!(bits == 32 ? holds_i(fn, &step->ops[3 - k], i, h, e, 0) :
+	k = holds_i(sc, &step->ops[1], i, h, e, 0) ? 2 : 1;
+	if (!(bits == 32 ? holds_i(sc, &step->ops[3 - k], i, h, e, 0) :
 	      same_reg(&step->ops[3 - k], i)) || same_reg(&step->ops[k], i) ||
-	    !branches_on(fn, back, 1, ty, i, n))
+	    !branches_on(sc, back, 1, ty, i, n))
 		return 0;
 	/* S = %nctaid.x * %ntid.x; n a parameter; i made once before */
-	if (!grid_width(fn, step->ops[k].name, bits) || !(ld = only_writer(fn, n, &at)) || at >= h ||
+	if (!grid_width(sc, step->ops[k].name, bits) || !(ld = only_writer(sc, n, &at)) || at >= h ||
 	    (off = param_offset(fn, ld, bits)) < 0)
 		return 0;
 	init = NULL;
@@ -731,10 +721,10 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 	}
 	/* the guard tests the index after it is made (in i, or the register
 	 * i copies), and jumps past the loop and what its exit runs */
-	if (!init || !(i0 = index_source(fn, init, bits, &index32)) ||
-	    (strcmp(i0, i) && !only_writer(fn, i0, &i_at)) ||
+	if (!init || !(i0 = index_source(sc, init, bits, &index32)) ||
+	    (strcmp(i0, i) && !only_writer(sc, i0, &i_at)) ||
 	    (end = exit_run(fn, e)) == UINT32_MAX ||
-	    !prologue_ok(fn, h, fn->body[end].u.label, ty, i0, n, i_at, &g) ||
+	    !prologue_ok(sc, h, fn->body[end].u.label, ty, i0, n, i_at, &g) ||
 	    !body_ok(fn, h, e) || !turns_apart(fn, h, e, i, step, s))
 		return 0;
 	s->exit_run = end > e + 1;
@@ -754,13 +744,30 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 	return 1;
 }
 
-/* Where the carried registers lie in a thread's slot: each at a multiple
- * of its own size, the slot a multiple of the largest. */
-static void carried_layout(struct tr *t)
+int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
+{
+	struct scan sc = { fn, NULL };
+	int found;
+
+	memset(s, 0, sizeof(*s));
+	if (!fn->is_entry || calls(fn) || !(sc.defs = tr_consts_scan(fn)))
+		return 0;
+	found = scan_loop(&sc, s);
+	tr_consts_free(sc.defs);
+	return found;
+}
+
+/* The bytes of a thread's slot, the carried registers laid out in it the
+ * first time it is asked (their types are known once the function's
+ * declarations are): each at a multiple of its own size, the slot a
+ * multiple of the largest. */
+static uint32_t slot_size(struct tr *t)
 {
 	struct tr_stride *s = t->stride;
 	uint32_t j, at = 0, big = 1;
 
+	if (s->slot || !s->ncarried)
+		return s->slot;
 	for (j = 0; j < s->ncarried; j++) {
 		const struct tr_sym *sym = tr_lookup(t, s->carried[j]);
 		uint32_t n = sym ? ptx_type_size(sym->type) : 0;
@@ -773,6 +780,7 @@ static void carried_layout(struct tr *t)
 		big = n > big ? n : big;
 	}
 	s->slot = (at + big - 1) / big * big;
+	return s->slot;
 }
 
 /* Moves the carried registers between their C variables and the slot
@@ -805,9 +813,7 @@ static int move_carried(struct tr *t, const char *slot, int store, const char *i
  * in the call's blocks as t_. */
 static void sweep_slot(struct tr *t, struct strbuf *sb)
 {
-	if (t->stride->ncarried && !t->stride->slot)
-		carried_layout(t);
-	sb_addf(sb, "(A + t_ * %u)", t->stride->slot);
+	sb_addf(sb, "(A + t_ * %u)", slot_size(t));
 }
 
 /* The guard in the sweep: only the first turn runs threads whose index may
@@ -875,7 +881,7 @@ int tr_stride_block(struct tr *t, uint32_t i)
 
 int tr_stride_guard(struct tr *t, const struct ptx_insn *in)
 {
-	struct tr_stride *s = t->stride;
+	const struct tr_stride *s = t->stride;
 	struct strbuf taken = STRBUF_INIT;
 	uint32_t to;
 
@@ -885,12 +891,10 @@ int tr_stride_guard(struct tr *t, const struct ptx_insn *in)
 		sb_free(&taken);
 		return -1;
 	}
-	if (s->ncarried && !s->slot)
-		carried_layout(t);
 	sb_adds(&t->code, "\t\tif (b->carry) {\n\t\t\tfor (l = 0; l < 32; l++) if (m[l]) {\n");
 	if (s->ncarried)
 		sb_addf(&t->code, "\t\t\t\tconst unsigned char *c_ = ag_carried(w, l, %u);\n\n",
-			s->slot);
+			slot_size(t));
 	if (move_carried(t, "c_", 0, "\t\t\t\t")) {
 		sb_free(&taken);
 		return -1;

@@ -276,11 +276,12 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 			flags |= AG_KF_SWEEP;
 		sb_addf(&list, "\t{ \"%s\", ag_k%u, %u, %u, %u, %uu },\n", f->name, i,
 			(sh + 15) / 16 * 16, t->fi[i].local_bytes, nt, flags);
-		if (rc == 0)
-			sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n"
-				"\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, %d, %u);\n}\n\n",
-				i, i, i, (sh + 15) / 16 * 16, co,
-				ptx_param_layout(f, NULL, NULL, NULL, 0));
+		if (rc == 0) {
+			sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n", i);
+			tr_emit_block_run(out, "\t", i, (sh + 15) / 16 * 16, co,
+					  ptx_param_layout(f, NULL, NULL, NULL, 0));
+			sb_adds(out, "}\n\n");
+		}
 	}
 	free(seen);
 	if (rc < 0) {

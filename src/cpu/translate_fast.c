@@ -629,6 +629,22 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 	sb_adds(out, "\t\t}\n\t}\n}\n\n");
 }
 
+void tr_emit_block_run(struct strbuf *out, const char *indent, uint32_t entry, uint32_t dyn,
+		       int co, uint32_t psize)
+{
+	sb_addf(out, "%sag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, %d, %u);\n", indent,
+		entry, entry, dyn, co, psize);
+}
+
+/* A sweep's call of thread x in turn k (turn " + 1": the next), with the
+ * virtual block dims says. */
+static void sweep_call(struct strbuf *out, const char *indent, uint32_t entry, const char *dims,
+		       const char *turn)
+{
+	sb_addf(out, "%sag_t%u(&w, 0, NULL, &ex, S, prm, &%s, x, y, z, b, sh, A, (size_t)k%s, "
+		"(size_t)x, NULL);\n", indent, entry, dims, turn);
+}
+
 /* The block function of a kernel whose grid-stride loop is swept
  * (stride.c).  Turn k of the call's blocks c0 + g ... is one virtual block
  * k * nctaid + c0 + g of as many threads as those blocks have (the body
@@ -670,10 +686,10 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 			"\tconst int64_t n = bad ? 0 : (int64_t)nw;\n", st->bound,
 			st->index32 ? "(uint64_t)1 << 32" : "(uint64_t)d.ntid[0] * UINT32_MAX",
 			st->unsigned_bound ? "nw > most || T" : "(int64_t)nw > (int64_t)most || T");
-	sb_addf(out, "\n\tif (d.ntid[1] != 1 || d.ntid[2] != 1 || d.nctaid[1] != 1 || d.nctaid[2] != 1 ||\n"
-		"\t    bad) {\n"
-		"\t\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, 0, %u);\n"
-		"\t\treturn;\n\t}\n", entry, entry, dyn, psize);
+	sb_adds(out, "\n\tif (d.ntid[1] != 1 || d.ntid[2] != 1 || d.nctaid[1] != 1 || d.nctaid[2] != 1 ||\n"
+		"\t    bad) {\n");
+	tr_emit_block_run(out, "\t\t", entry, dyn, 0, psize);
+	sb_adds(out, "\t\treturn;\n\t}\n");
 	emit_plain_start(entry, dyn, psize, out);
 	sb_adds(out, "\tconst unsigned c0 = b->ctaid[0], nb = b->nb, per = ");
 	if (slot)
@@ -687,7 +703,7 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 			"\t\treturn;\n\t}\n", slot);
 	else
 		sb_adds(out, "\tunsigned char *const A = NULL;\n\n");
-	sb_addf(out, "\tstruct ag_dims d1;\n\n"
+	sb_adds(out, "\tstruct ag_dims d1;\n\n"
 		"\ty = z = ex = 0;\n"
 		"\tfor (unsigned g = 0; g < nb && !b->error; g += per) {\n"
 		"\t\tconst unsigned m = nb - g < per ? nb - g : per;\n\n"
@@ -698,21 +714,19 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 		"\t\t\td.ctaid[0] = (uint32_t)v0;\n"
 		"\t\t\tif (k && left - (int64_t)d.nctaid[0] * nx >= (int64_t)m * nx) {\n"
 		"\t\t\t\td1 = d;\n\t\t\t\td1.ctaid[0] = (uint32_t)(v0 + d.nctaid[0]);\n"
-		"\t\t\t\tfor (int32_t x = 0; x < xe; x++) {\n"
-		"\t\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, A, (size_t)k,\n"
-		"\t\t\t\t\t      (size_t)x, NULL);\n"
-		"\t\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d1, x, y, z, b, sh, A, (size_t)k + 1,\n"
-		"\t\t\t\t\t      (size_t)x, NULL);\n"
-		"\t\t\t\t}\n\t\t\t\tk++;\n\t\t\t\tcontinue;\n\t\t\t}\n"
-		"\t\t\tfor (int32_t x = 0; x < xe; x++)\n"
-		"\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, A, (size_t)k, (size_t)x,\n"
-		"\t\t\t\t      NULL);\n"
-		"\t\t}\n", entry, entry, entry);
-	if (st->split)
-		sb_addf(out, "\t\tb->ctaid[0] = c0 + g;\n\t\tb->nb = m;\n"
-			"\t\tb->carry = A;\n\t\tb->carry_c0 = c0 + g;\n"
-			"\t\tag_block_run(b, sizeof(struct ag_fr%u), ag_run%u, %u, 0, %u);\n"
-			"\t\tb->carry = NULL;\n", entry, entry, dyn, psize);
+		"\t\t\t\tfor (int32_t x = 0; x < xe; x++) {\n");
+	sweep_call(out, "\t\t\t\t\t", entry, "d", "");
+	sweep_call(out, "\t\t\t\t\t", entry, "d1", " + 1");
+	sb_adds(out, "\t\t\t\t}\n\t\t\t\tk++;\n\t\t\t\tcontinue;\n\t\t\t}\n"
+		"\t\t\tfor (int32_t x = 0; x < xe; x++)\n");
+	sweep_call(out, "\t\t\t\t", entry, "d", "");
+	sb_adds(out, "\t\t}\n");
+	if (st->split) {
+		sb_adds(out, "\t\tb->ctaid[0] = c0 + g;\n\t\tb->nb = m;\n"
+			"\t\tb->carry = A;\n\t\tb->carry_c0 = c0 + g;\n");
+		tr_emit_block_run(out, "\t\t", entry, dyn, 0, psize);
+		sb_adds(out, "\t\tb->carry = NULL;\n");
+	}
 	sb_adds(out, "\t}\n}\n\n");
 }
 

@@ -242,6 +242,8 @@ struct tr_flow {
 };
 int tr_flow_build(const struct ptx_func *fn, struct tr_flow *f);
 void tr_flow_free(struct tr_flow *f);
+uint32_t tr_label_stmt(const struct ptx_func *fn, const char *label);  /* its statement,
+									 * or UINT32_MAX */
 
 /* consts.c: registers whose one write is an unguarded mov of an
  * immediate; tr_const_def gives that mov and its type, or NULL;
@@ -341,6 +343,9 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 		   struct strbuf *out);
 int tr_lockstep_rows(const struct tr *t, uint32_t entry, const uint8_t *seen);
 int tr_lane_sreg(const char *name);     /* %laneid and the like */
+/* The call that runs the call's blocks in lockstep (ag_block_run) */
+void tr_emit_block_run(struct strbuf *out, const char *indent, uint32_t entry, uint32_t dyn,
+		       int co, uint32_t psize);
 int tr_warp_op(const char *opcode);     /* shfl, vote and the like */
 int tr_fast_straight(const struct ptx_func *fn);
 int tr_lockstep_wide(const struct tr *t, uint32_t entry);
