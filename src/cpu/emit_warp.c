@@ -55,6 +55,56 @@ static int emit_shfl_warp(struct tr *t, const struct ptx_insn *in, int mode, con
 	return 0;
 }
 
+/* Whether every lane of a group translation's call holds the same value
+ * in operand o. */
+static int same_in_call(const struct tr *t, const struct ptx_operand *o)
+{
+	return o->kind == PTX_OP_IMM ||
+		(o->kind == PTX_OP_REG && !o->component && tr_lookup(t, o->name) &&
+		 tr_shape_reg(t->shape, o->name, NULL) == TR_SHAPE_U);
+}
+
+/*
+ * shfl.sync in a group translation's call that runs one warp (shape.c):
+ * both parts' values a go to one row of the warp's 32 (sv_), then each
+ * part's lanes take theirs.  With one b and one c for the warp (the
+ * common case), ag_shfl_warp's permute of the two halves; else each
+ * lane's source (ag_shfl_src).  Every lane of the call runs it: shape.c
+ * takes no guarded shfl, and a lane that has left reads what it left.
+ */
+static int emit_shfl_group(struct tr *t, const struct ptx_insn *in, int mode, const char *a,
+			   const char *b, const char *c)
+{
+	int same = same_in_call(t, &in->ops[2]) && same_in_call(t, &in->ops[3]);
+	size_t at;
+
+	tr_group_close(t);
+	sb_adds(&t->code, "\t\t{\n\t\tuint32_t sv_[32], d_[32];\n\t\tuint8_t k_[32];\n");
+	at = t->code.len;
+	sb_addf(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++)\n"
+		"\t\t\tsv_[AG_G * @P + l] = %s;\n", a);
+	tr_group_parts(t, at, 2);
+	if (same) {
+		at = t->code.len;
+		sb_addf(&t->code, "\t\t{\n\t\tconst size_t l = 0;\n\t\t(void)l;\n"
+			"\t\tag_shfl_warp(%d, sv_, %s, %s, d_, %s);\n\t\t}\n", mode, b, c,
+			shfl_pred_read(t, in) ? "k_" : "NULL");
+		tr_group_parts(t, at, 1);
+	}
+	at = t->code.len;
+	sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++) {\n\t\t\t");
+	if (!same)
+		sb_addf(&t->code, "unsigned j_ = ag_shfl_src(%d, (int)(AG_G * @P + l), %s, %s, "
+			"&k_[AG_G * @P + l]);\n\t\t\td_[AG_G * @P + l] = sv_[j_];\n\t\t\t",
+			mode, b, c);
+	if (shfl_dst(t, in, "d_[AG_G * @P + l]", "k_[AG_G * @P + l]"))
+		return -1;
+	sb_adds(&t->code, "\t\t}\n");
+	tr_group_parts(t, at, 2);
+	sb_adds(&t->code, "\t\t}\n");
+	return 0;
+}
+
 /* shfl.sync.mode.b32 d[|p], a, b, c, membermask (legacy: no membermask). */
 static int emit_shfl(struct tr *t, const struct ptx_insn *in)
 {
@@ -75,6 +125,10 @@ static int emit_shfl(struct tr *t, const struct ptx_insn *in)
 	    tr_src(t, in, &in->ops[3], PTX_T_U32, &c))
 		goto out;
 	uses_warp(t);
+	if (t->shape) {
+		rc = emit_shfl_group(t, in, mode, a.buf, b.buf, c.buf);
+		goto out;
+	}
 	sb_addf(&t->code, "\t\t{\n\t\tuint32_t sv_[32];\n"
 		"\t\tfor (l = 0; l < 32; l++) sv_[l] = %s;\n", a.buf);
 	if (!t->scalar && !in->guard && emit_shfl_warp(t, in, mode, b.buf, c.buf))
@@ -352,6 +406,12 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 	const char *c = o->component;
 	size_t i;
 
+	if (t->shape && !strcmp(o->name, "%laneid") && !c) {
+		/* a call that runs a warp: part h holds its lanes 16h.. */
+		sb_adds(sb, "(uint32_t)(AG_G * @P + l)");
+		*ty = PTX_T_U32;
+		return 0;
+	}
 	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		if (!strcmp(o->name, plain[i].name) && !c) {
 			sb_adds(sb, plain[i].expr);

@@ -64,6 +64,10 @@ struct tr_group {
 	uint32_t ntmp;
 	int copies;             /* its registers are read through the copies */
 	int widens;             /* it tests the wrap */
+	int alone;              /* the open loop's last instruction needs a
+				 * loop of its own (one_address) */
+	int hoist;              /* the instruction being emitted goes before
+				 * the open loop, in a loop of its own */
 	size_t at;              /* where its code starts in t->code */
 	struct strbuf kept;     /* the fields of struct ag_gsN: what barriers keep */
 	struct tr_names kept_names;
@@ -242,10 +246,74 @@ static void localize(struct tr *t)
 
 /* Whether loops over the lanes get a form for calls whose lanes all run
  * (full_form): not in kernels with barriers, where the tiled SGEMM ran
- * 15-16 -> 20-24 ms with it, one thread. */
+ * 15-16 -> 20-24 ms with it, one thread, but in calls that run a warp,
+ * whose guarded loads and stores it lets run whole (guard_free). */
 static int full_forms(const struct tr *t)
 {
-	return !(t->fi[t->fidx].flags & AG_KF_BARRIER);
+	return !(t->fi[t->fidx].flags & AG_KF_BARRIER) || tr_shape_warp(t->shape);
+}
+
+/* The C name of part h's row of register reg ("r0_3p1"). */
+static void part_name(struct tr *t, const char *reg, uint32_t h, struct strbuf *sb)
+{
+	const struct tr_sym *s = tr_lookup(t, reg);
+
+	tr_local_name(s, tr_reg_index(s, reg), sb);
+	sb_addf(sb, "p%u", h);
+}
+
+/* Whether an instruction of the open loop writes register reg. */
+static int written_in_loop(const struct tr_group *g, const char *reg)
+{
+	const char *d[TR_MAX_DESTS];
+	uint32_t i, k, nd;
+
+	for (k = 0; k < g->nins; k++) {
+		nd = tr_dests(g->ins[k], d, TR_MAX_DESTS);
+		for (i = 0; i < nd && i < TR_MAX_DESTS; i++)
+			if (!strcmp(d[i], reg))
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * In a call that runs a warp, the loop's full form also takes the varying
+ * guards that the loop reads but does not write (tr_group_begin ends a
+ * loop before a guard it writes) as constants, when each holds the same
+ * in every lane of the call: the value that lets the first instruction
+ * guarded by it run.  A block scan's loads and stores behind bounds tests
+ * are then plain strided accesses, which GCC makes vector code of, where
+ * behind a guard it made none (one thread: 66 -> 46 ms).  What the form
+ * asks goes to cond; each lane's guard ("r0_3p1[l]") to rows, with the
+ * constant that replaces it in the form (consts: "1u", "0u").
+ */
+static void guard_free(struct tr *t, struct strbuf *cond, struct tr_names *rows,
+		       struct tr_names *consts)
+{
+	struct tr_group *g = grp(t);
+	struct tr_names done = { 0 };
+	uint32_t k, h;
+
+	for (k = 0; k < g->nins && tr_shape_warp(t->shape); k++) {
+		const struct ptx_insn *in = g->ins[k];
+		int v = !in->guard_neg;
+
+		if (!varies(t, in->guard) || names_has(&done, in->guard) ||
+		    written_in_loop(g, in->guard))
+			continue;
+		tr_names_add(&done, in->guard);
+		for (h = 0; h < tr_shape_parts(t->shape); h++) {
+			struct strbuf row = STRBUF_INIT;
+
+			part_name(t, in->guard, h, &row);
+			sb_addf(cond, " && ag_gall8(%s, %d)", row.buf, v);
+			sb_adds(&row, "[l]");
+			tr_names_add(rows, sb_detach(&row));
+			tr_names_add(consts, v ? "1u" : "0u");
+		}
+	}
+	free(done.v);
 }
 
 #define LOOP_HEAD "#pragma GCC ivdep\n#pragma GCC unroll 1\n" \
@@ -261,12 +329,15 @@ static void full_form(struct tr *t)
 	struct tr_group *g = grp(t);
 	size_t at = g->body - strlen(LOOP_HEAD), n = t->code.len - at;
 	char *loop = xmalloc(n + 1);
+	struct strbuf cond = STRBUF_INIT;
+	struct tr_names rows = { 0 }, consts = { 0 };
 	uint32_t h;
 
 	memcpy(loop, t->code.buf + at, n);
 	loop[n] = 0;
 	sb_truncate(&t->code, at);
-	sb_adds(&t->code, "\t\tif (full) {\n");
+	guard_free(t, &cond, &rows, &consts);
+	sb_addf(&t->code, "\t\tif (full%s) {\n", cond.buf ? cond.buf : "");
 	at = t->code.len;
 	sb_add(&t->code, loop, n);
 	for (h = 0; h < tr_shape_parts(t->shape); h++) {
@@ -275,6 +346,13 @@ static void full_form(struct tr *t)
 		snprintf(mask, sizeof(mask), "m[%u][l]", h);
 		replace_from(&t->code, at, mask, "1u");
 	}
+	for (h = 0; h < rows.n; h++) {
+		replace_from(&t->code, at, rows.v[h], consts.v[h]);
+		free((char *)rows.v[h]);
+	}
+	free(rows.v);
+	free(consts.v);
+	sb_free(&cond);
 	sb_adds(&t->code, "\t\t} else {\n");
 	sb_add(&t->code, loop, n);
 	sb_adds(&t->code, "\t\t}\n");
@@ -296,6 +374,7 @@ void tr_group_close(struct tr *t)
 		sb_add(&t->code, g->after.buf, g->after.len);
 	sb_reset(&g->after);
 	g->open = 0;
+	g->alone = 0;
 	g->effects = 0;
 	g->after_use.n = g->after_def.n = 0;
 	g->fresh.n = g->stale.n = 0;
@@ -331,6 +410,61 @@ static void note_first(struct tr_group *g, const struct ptx_insn *in)
 	free(m.v);
 }
 
+/* A store or atomic whose lanes all address one place, in a call that
+ * runs a warp: a loop of its own (a block scan's total, stored by its
+ * thread 0), which would keep GCC from making vector code of the others. */
+static int one_address(struct tr *t, const struct ptx_insn *in)
+{
+	const struct ptx_operand *a = &in->ops[in->opcode[0] == 's' ? 0 : 1];
+
+	return tr_writes_memory(in) && in->nops > 1 && a->kind == PTX_OP_ADDR &&
+		(!a->name || !a->base_is_reg ||
+		 tr_shape_reg(t->shape, a->name, NULL) == TR_SHAPE_U);
+}
+
+/* Whether the open loop ends before instruction in: in a call that runs a
+ * warp, when in's guard varies and the loop writes it (guard_free), or
+ * in or the loop's last instruction stores to one address (one_address). */
+static int split_before(struct tr *t, const struct ptx_insn *in)
+{
+	struct tr_group *g = grp(t);
+
+	if (!tr_shape_warp(t->shape))
+		return 0;
+	return g->alone || one_address(t, in) || (varies(t, in->guard) && written_in_loop(g, in->guard));
+}
+
+/* Whether a comparison per lane can go before the open loop, in a loop of
+ * its own, in a call that runs a warp: the loop does not write what it
+ * reads nor mention what it writes (nor do the instructions put after the
+ * loop).  A guard made in the open loop would end it (split_before): a
+ * block scan's four bounds tests, each made just before the load it
+ * guards, would make four loops of one strided load each, where hoisted
+ * they leave one loop of four loads, that GCC reads as one interleaved
+ * group (guard_free). */
+static int hoistable(struct tr *t, const struct ptx_insn *in)
+{
+	struct tr_group *g = grp(t);
+	const char *d[TR_MAX_DESTS];
+	struct tr_names r = { 0 };
+	uint32_t i, k, nd = tr_dests(in, d, TR_MAX_DESTS);
+	int ok = 1;
+
+	if (!g->open || !tr_shape_warp(t->shape) || in->guard || strcmp(in->opcode, "setp") ||
+	    !nd || nd > TR_MAX_DESTS)
+		return 0;
+	for (i = 0; i < nd && ok; i++) {
+		for (k = 0; k < g->nins && ok; k++)
+			ok = !tr_mentions(g->ins[k], d[i], 0);
+		ok = ok && !names_has(&g->after_use, d[i]) && !names_has(&g->after_def, d[i]);
+	}
+	tr_insn_reads(in, &r);
+	for (i = 0; i < r.n && ok; i++)
+		ok = !written_in_loop(g, r.v[i]) && !names_has(&g->after_def, r.v[i]);
+	free(r.v);
+	return ok;
+}
+
 /* Before instruction in: whether it runs per lane, and if so the loop
  * over the lanes it joins (a new one when it reads what an instruction
  * put after the open one writes, or stores while one waits there); a
@@ -346,6 +480,7 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 	g->lanes = has_effect(in) || varies(t, in->guard);
 	g->ntmp = 0;
 	g->widens = 0;
+	g->hoist = 0;
 	g->at = t->code.len;
 	for (i = 0; i < nd && i < TR_MAX_DESTS; i++)
 		if (varies(t, d[i])) {
@@ -364,8 +499,13 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 		}
 		return;
 	}
-	if (g->open && g->after.len && (has_effect(in) || touches(&g->after_def, in, 0)))
+	g->hoist = hoistable(t, in);
+	if (g->hoist)
+		return;
+	if (g->open && ((g->after.len && (has_effect(in) || touches(&g->after_def, in, 0))) ||
+			split_before(t, in)))
 		tr_group_close(t);
+	g->alone = tr_shape_warp(t->shape) && one_address(t, in);
 	if (!g->open) {
 		g->head = t->code.len;
 		sb_adds(&t->code, LOOP_HEAD);
@@ -424,12 +564,13 @@ static void put_part(struct tr *t, const char *text, size_t n, uint32_t h)
 }
 
 /* The code of an instruction, from t->code's offset from on, once for
- * each part of the call: written out, not a loop over the parts, which
- * GCC does not take apart before it makes vector code of the loop over
- * the lanes, and with each part's registers in C locals of their own
- * (an array of the parts' values, its address taken, stays in memory);
- * each part's chain of dependent instructions runs beside the other's. */
-static void each_part(struct tr *t, size_t from)
+ * each part of the call (parts of them, from the first): written out, not
+ * a loop over the parts, which GCC does not take apart before it makes
+ * vector code of the loop over the lanes, and with each part's registers
+ * in C locals of their own (an array of the parts' values, its address
+ * taken, stays in memory); each part's chain of dependent instructions
+ * runs beside the other's. */
+void tr_group_parts(struct tr *t, size_t from, uint32_t parts)
 {
 	size_t n = t->code.len - from;
 	uint32_t h;
@@ -437,9 +578,14 @@ static void each_part(struct tr *t, size_t from)
 
 	memcpy(text, t->code.buf + from, n);
 	sb_truncate(&t->code, from);
-	for (h = 0; h < tr_shape_parts(t->shape); h++)
+	for (h = 0; h < parts; h++)
 		put_part(t, text, n, h);
 	free(text);
+}
+
+static void each_part(struct tr *t, size_t from)
+{
+	tr_group_parts(t, from, tr_shape_parts(t->shape));
 }
 
 /*
@@ -456,6 +602,22 @@ void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from)
 	size_t n;
 
 	each_part(t, g->at);
+	if (g->hoist) {
+		char *text = xmalloc(t->code.len - from + 1);
+
+		n = t->code.len - from;
+		memcpy(text, t->code.buf + from, n);
+		sb_truncate(&t->code, from);
+		sb_adds(&t->code, LOOP_HEAD);
+		sb_add(&t->code, text, n);
+		sb_adds(&t->code, "\t\t}\n");
+		free(text);
+		n = t->code.len - from;
+		move_text(&t->code, g->head, from);
+		g->head += n;
+		g->body += n;
+		return;
+	}
 	n = t->code.len - from;
 	if (g->lanes || !g->open)
 		return;
@@ -596,6 +758,9 @@ static int group_barrier(struct tr *t, const struct ptx_insn *in)
 	keep_live(t, k, 1);
 	sb_addf(&t->code, "\t\treturn 1;\nag_R%u:;\n\t\tmemcpy(m, G->m, sizeof(m));\n"
 		"\t\tmemcpy(on, G->on, sizeof(on));\n", k);
+	if (full_forms(t))
+		sb_addf(&t->code, "\t\tfull = ag_gfull(&m[0][0], %u * AG_G);\n",
+			tr_shape_parts(t->shape));
 	keep_live(t, k, 0);
 	return 0;
 }

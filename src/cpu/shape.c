@@ -46,6 +46,8 @@
 struct val {
 	uint8_t k;              /* TR_SHAPE_NONE (not known yet), U, L, V */
 	int64_t c;              /* L: the step between lanes */
+	uint8_t tz;             /* the call's first lane's value is a multiple
+				 * of 2^tz (warp calls: warp_bits) */
 };
 
 struct shape_reg {
@@ -54,6 +56,7 @@ struct shape_reg {
 	uint8_t bits;           /* 32 or 64 for integers that may be linear */
 	uint8_t row;            /* made from %tid.y or %tid.z */
 	int64_t c;
+	uint8_t tz;
 };
 
 struct shape_widen {
@@ -67,18 +70,31 @@ struct tr_shape {
 	struct shape_reg *v;    /* every register written, sorted by name */
 	uint32_t n;
 	uint32_t parts;         /* row groups run together (tr_shape_parts) */
+	int warp;               /* a call runs one warp (tr_shape_scan) */
 	struct shape_widen *w;  /* the widenings that test the wrap */
 	uint32_t nw;
 };
 
-static const struct val vary = { TR_SHAPE_V, 0 };
-static const struct val unknown = { TR_SHAPE_NONE, 0 };
+static const struct val vary = { TR_SHAPE_V, 0, 0 };
+static const struct val unknown = { TR_SHAPE_NONE, 0, 0 };
 
 static struct val lin(int64_t c)
 {
 	if (c > SHAPE_MAX_C || c < -SHAPE_MAX_C)
 		return vary;
-	return (struct val){ c ? TR_SHAPE_L : TR_SHAPE_U, c };
+	return (struct val){ c ? TR_SHAPE_L : TR_SHAPE_U, c, 0 };
+}
+
+/* v, its first lane's value known a multiple of 2^tz (at most 64). */
+static struct val aligned(struct val v, unsigned tz)
+{
+	v.tz = (uint8_t)(tz < 64 ? tz : 64);
+	return v;
+}
+
+static unsigned low_zeros(int64_t k)
+{
+	return k ? (unsigned)__builtin_ctzll((unsigned long long)k) : 64;
 }
 
 static int cmp_reg(const void *a, const void *b)
@@ -133,6 +149,7 @@ static struct val opnd(const struct tr_shape *s, const struct ptx_operand *o)
 
 	switch (o->kind) {
 	case PTX_OP_IMM:
+		return aligned(lin(0), low_zeros(o->i));
 	case PTX_OP_FIMM:
 		return lin(0);
 	case PTX_OP_SYM:
@@ -141,15 +158,19 @@ static struct val opnd(const struct tr_shape *s, const struct ptx_operand *o)
 		if (!o->name || !o->base_is_reg)
 			return lin(0);
 		r = find(s, o->name);
-		return r ? (struct val){ r->k, r->c } : vary;
+		return r ? (struct val){ r->k, r->c, 0 } : vary;
 	case PTX_OP_REG:
 		if (o->neg && (r = find(s, o->name)))
 			return r->k == TR_SHAPE_U || r->k == TR_SHAPE_NONE ?
-				(struct val){ r->k, 0 } : vary;
+				(struct val){ r->k, 0, r->tz } : vary;
 		if ((r = find(s, o->name)))
-			return o->component ? vary : (struct val){ r->k, r->c };
+			return o->component ? vary : (struct val){ r->k, r->c, r->tz };
+		/* a warp call's first lane is a multiple of 32 (tr_shape_scan) */
 		if (!strcmp(o->name, "%tid") && o->component)
-			return lin(!strcmp(o->component, "x"));
+			return aligned(lin(!strcmp(o->component, "x")),
+				       s->warp && !strcmp(o->component, "x") ? 5 : 0);
+		if (s->warp && !strcmp(o->name, "%laneid") && !o->component)
+			return aligned(lin(1), 64);
 		return tr_in_list(same, sizeof(same) / sizeof(same[0]), o->name) ? lin(0) : vary;
 	case PTX_OP_VEC:
 		for (i = 0; i < o->nelems; i++)
@@ -205,12 +226,12 @@ static struct val product(const struct tr_shape *s, const struct tr_consts *cs,
 	if (x.k == TR_SHAPE_NONE || y.k == TR_SHAPE_NONE)
 		return unknown;
 	if (x.k == TR_SHAPE_U && y.k == TR_SHAPE_U)
-		return lin(0);
+		return aligned(lin(0), x.tz + y.tz);
 	if (x.k == TR_SHAPE_U)          /* the constant second */
 		return product(s, cs, b, a);
 	if (x.k == TR_SHAPE_L && y.k == TR_SHAPE_U && constant(cs, b, &k) &&
 	    k < SHAPE_MAX_C && k > -SHAPE_MAX_C)
-		return lin(x.c * k);
+		return aligned(lin(x.c * k), x.tz + low_zeros(k));
 	return vary;
 }
 
@@ -220,7 +241,7 @@ static struct val sum(struct val a, struct val b, int sub)
 		return unknown;
 	if (a.k == TR_SHAPE_V || b.k == TR_SHAPE_V)
 		return vary;
-	return lin(sub ? a.c - b.c : a.c + b.c);
+	return aligned(lin(sub ? a.c - b.c : a.c + b.c), a.tz < b.tz ? a.tz : b.tz);
 }
 
 /* The first type among in's modifiers, and the second (cvt's source). */
@@ -267,7 +288,31 @@ static struct val widen(struct tr_shape *s, const struct ptx_insn *in, uint32_t 
 	if (v.k != TR_SHAPE_L || dirty)
 		return v.k == TR_SHAPE_U || v.k == TR_SHAPE_NONE ? v : vary;
 	note_widen(s, in, op, v.c, is_signed);
-	return lin(v.c * k);
+	return aligned(lin(v.c * k), v.tz + low_zeros(k));
+}
+
+/*
+ * shr or and (shift) of a linear value v by or with the constant k, in a
+ * call that runs one warp.  Its 32 lanes hold v0 + c * i, i < 32: with c =
+ * 2^j and v0 a multiple of 2^(5 + j), they differ only in the bits below
+ * 5 + j, where v0 has none.  Shifted right by 5 + j or more, every lane
+ * holds the same; masked, they stay linear when k keeps all those bits,
+ * and all the same when it keeps none.  So the warp's index (tid.x >> 5)
+ * is uniform across the call and the lane's (tid.x & 31) linear.
+ */
+static struct val warp_bits(struct val v, int shift, int64_t k, unsigned bits)
+{
+	unsigned w = 5 + low_zeros(v.c);
+	uint64_t low;
+
+	if (v.c <= 0 || (v.c & (v.c - 1)) || v.tz < w || w >= bits)
+		return vary;
+	low = (UINT64_C(1) << w) - 1;
+	if (shift)
+		return k >= (int64_t)w ? lin(0) : vary;
+	if (((uint64_t)k & low) == 0)
+		return aligned(lin(0), w);
+	return ((uint64_t)k & low) == low ? aligned(v, w) : vary;
 }
 
 static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const struct ptx_insn *in,
@@ -293,7 +338,8 @@ static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const str
 	    in->ops[2].i >= 0 && in->ops[2].i < 24) {
 		struct val v = opnd(s, &in->ops[1]);
 
-		return v.k == TR_SHAPE_L ? lin(v.c * (INT64_C(1) << in->ops[2].i)) : v;
+		return aligned(v.k == TR_SHAPE_L ? lin(v.c * (INT64_C(1) << in->ops[2].i)) : v,
+			       v.tz + (unsigned)in->ops[2].i);
 	}
 	if (!strcmp(op, "mul") && tr_has(in, ".wide") && is_int32(ty) && in->nops == 3) {
 		if (opnd(s, &in->ops[2]).k == TR_SHAPE_U && constant(cs, &in->ops[2], &k) &&
@@ -313,30 +359,60 @@ static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const str
 
 		return a.k == TR_SHAPE_U || a.k == TR_SHAPE_NONE ? a : vary;
 	}
-	if (!strcmp(op, "atom"))
+	if (!strcmp(op, "atom") || !strcmp(op, "shfl"))
 		return vary;
+	if (s->warp && (!strcmp(op, "shr") || !strcmp(op, "and")) && integer && in->nops == 3 &&
+	    opnd(s, &in->ops[1]).k == TR_SHAPE_L && constant(cs, &in->ops[2], &k))
+		return warp_bits(opnd(s, &in->ops[1]), op[0] == 's', k, int_bits(ty));
 	return all_same(s, in, 1);
 }
 
-static uint8_t join(uint8_t a, int64_t ca, struct val b, int64_t *c)
+/* x joined with b: the shape both writes allow. */
+static struct val join(const struct shape_reg *x, struct val b)
 {
-	*c = ca;
-	if (b.k == TR_SHAPE_NONE || a == TR_SHAPE_V)
-		return a;
-	if (a == TR_SHAPE_NONE) {
-		*c = b.c;
-		return b.k;
-	}
-	if (a == b.k && ca == b.c)
-		return a;
-	*c = 0;
-	return TR_SHAPE_V;
+	if (b.k == TR_SHAPE_NONE || x->k == TR_SHAPE_V)
+		return (struct val){ x->k, x->c, x->tz };
+	if (x->k == TR_SHAPE_NONE)
+		return b;
+	if (x->k == b.k && x->c == b.c)
+		return (struct val){ x->k, x->c, x->tz < b.tz ? x->tz : b.tz };
+	return vary;
+}
+
+/* Whether an operand names a special register of the lane other than
+ * %laneid (which a warp call knows: lane l of part h is 16 * h + l). */
+static int lane_mask_sreg(const struct ptx_operand *o)
+{
+	uint32_t i;
+
+	if (o->name && tr_lane_sreg(o->name) && strcmp(o->name, "%laneid"))
+		return 1;
+	for (i = 0; i < o->nelems; i++)
+		if (lane_mask_sreg(&o->elems[i]))
+			return 1;
+	return o->pair && lane_mask_sreg(o->pair);
+}
+
+/* What a call that runs one warp can do besides: shfl.sync, unguarded;
+ * no other warp operation, no barrier but bar.sync 0. */
+static int warp_runnable(const struct ptx_insn *in)
+{
+	uint32_t i;
+
+	for (i = 0; i < in->nops; i++)
+		if (lane_mask_sreg(&in->ops[i]))
+			return 0;
+	if (tr_is_barrier(in))
+		return tr_plain_barrier(in);
+	if (!strcmp(in->opcode, "shfl"))
+		return !in->guard;
+	return !tr_warp_op(in->opcode);
 }
 
 /* What the group translation can run: lane-local instructions without
  * carries, local memory or calls, and bra, ret, exit and unguarded
- * barriers. */
-static int runnable(const struct ptx_insn *in)
+ * barriers; in a warp call, shfl.sync too (warp_runnable). */
+static int runnable(const struct tr_shape *s, const struct ptx_insn *in)
 {
 	static const char *const mem[] = {
 		"ld", "ldu", "st", "cvta", "atom", "red", "membar", "fence", "prefetch", "prefetchu",
@@ -356,6 +432,10 @@ static int runnable(const struct ptx_insn *in)
 	/* a group waits at a barrier whole */
 	if (in->guard && tr_is_barrier(in))
 		return 0;
+	if (s->warp && !warp_runnable(in))
+		return 0;
+	if (s->warp && !strcmp(in->opcode, "shfl"))
+		return 1;
 	return tr_arith_emitter(in->opcode) || tr_cvt_emitter(in->opcode) ||
 		tr_in_list(mem, sizeof(mem) / sizeof(mem[0]), in->opcode) ||
 		tr_in_list(flow, sizeof(flow) / sizeof(flow[0]), in->opcode);
@@ -391,19 +471,19 @@ static int fixed_point(struct tr_shape *s, const struct tr_consts *cs, const str
 				r = vary;
 			for (j = 0; j < nd; j++) {
 				struct shape_reg *x = find(s, d[j]);
-				int64_t c;
-				uint8_t k;
+				struct val v;
 
 				if (!x)
 					return -1;
 				if (r.k == TR_SHAPE_L && !x->bits)
 					r = vary;
-				k = join(x->k, x->c, r, &c);
-				if (k == TR_SHAPE_L && x->bits == 32)
-					c = (int32_t)(uint32_t)c;
-				if (k != x->k || c != x->c) {
-					x->k = k;
-					x->c = c;
+				v = join(x, r);
+				if (v.k == TR_SHAPE_L && x->bits == 32)
+					v.c = (int32_t)(uint32_t)v.c;
+				if (v.k != x->k || v.c != x->c || v.tz != x->tz) {
+					x->k = v.k;
+					x->c = v.c;
+					x->tz = v.tz;
 					changed = 1;
 				}
 			}
@@ -514,7 +594,7 @@ static uint8_t *find_dirty(const struct tr_shape *s, const struct tr_flow *f)
 {
 	uint8_t *dirty = xcalloc(f->n + 1, 1), *more;
 	uint32_t i, k;
-	int changed = 1, barriers = 0, writes;
+	int changed = 1, barriers = s->warp, writes;
 
 	for (i = 0; i < f->n; i++)
 		barriers |= tr_is_barrier(f->ins[i]);
@@ -555,7 +635,7 @@ static int qualifies(const struct tr_shape *s, const struct tr_flow *f)
 	for (i = 0; i < f->n && ok; i++) {
 		const struct ptx_insn *in = f->ins[i];
 
-		ok = runnable(in);
+		ok = runnable(s, in);
 		if (ok && !strcmp(in->opcode, "bra") && in->guard &&
 		    tr_shape_reg(s, in->guard, NULL) != TR_SHAPE_U)
 			ok = f->jump[i] < f->n && is_stop(f->ins[f->jump[i]]);
@@ -594,6 +674,8 @@ static uint32_t count_parts(const struct tr_shape *s, const struct tr_flow *f)
 {
 	uint32_t i;
 
+	if (s->warp)
+		return 2;
 	for (i = 0; i < f->n; i++)
 		if (tr_is_barrier(f->ins[i]))
 			return 1;
@@ -624,7 +706,7 @@ static void mark_rows(struct tr_shape *s, const struct tr_flow *f)
 	}
 }
 
-struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *cs)
+struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *cs, int warp)
 {
 	struct tr_shape *s;
 	struct tr_flow f;
@@ -641,6 +723,7 @@ struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts
 	s = xcalloc(1, sizeof(*s));
 	s->v = xcalloc(n + 1, sizeof(*s->v));
 	s->n = n;
+	s->warp = warp;
 	for (i = 0; i < n; i++)
 		s->v[i] = (struct shape_reg){ .name = names[i],
 					      .bits = int_bits(decl_type(fn, names[i])) };
@@ -685,6 +768,11 @@ int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t
 uint32_t tr_shape_parts(const struct tr_shape *s)
 {
 	return s ? s->parts : 1;
+}
+
+int tr_shape_warp(const struct tr_shape *s)
+{
+	return s && s->warp;
 }
 
 void tr_shape_free(struct tr_shape *s)

@@ -81,14 +81,15 @@ static void note_operand(const struct tr *t, const struct ptx_operand *o, struct
 
 /* Block barriers (bar.sync 0 and its spellings) are fine in a kernel's
  * own body; bar.warp, bar.red and the rest need lockstep. */
-static int plain_barrier(const struct ptx_insn *in)
+int tr_plain_barrier(const struct ptx_insn *in)
 {
 	uint32_t i;
 
 	for (i = 0; i < in->nmods; i++)
 		if (strcmp(in->mods[i], ".sync") && strcmp(in->mods[i], ".aligned"))
 			return 0;
-	return in->nops == 1 && in->ops[0].kind == PTX_OP_IMM && in->ops[0].i == 0;
+	return tr_is_barrier(in) && in->nops == 1 && in->ops[0].kind == PTX_OP_IMM &&
+		in->ops[0].i == 0;
 }
 
 static void note_insn(const struct tr *t, const struct ptx_insn *in, int entry,
@@ -99,7 +100,7 @@ static void note_insn(const struct tr *t, const struct ptx_insn *in, int entry,
 	if (tr_warp_op(in->opcode))
 		u->lockstep = 1;
 	if (tr_is_barrier(in)) {
-		u->lockstep |= !entry || !plain_barrier(in);
+		u->lockstep |= !entry || !tr_plain_barrier(in);
 		u->barrier = 1;
 	}
 	for (i = 0; i < in->nmods; i++) {
@@ -345,7 +346,7 @@ static int scalar_barrier(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t k = ++t->nresume;
 
-	if (!t->fn->is_entry || !plain_barrier(in))
+	if (!t->fn->is_entry || !tr_plain_barrier(in))
 		return tr_unsupported(t, in, "barrier in the fast path");
 	tr_lanes_begin(t, in);
 	sb_addf(&t->code, "*ex = %u; AG_SAVE%u_%u return;\nag_R%u:; AG_RESTORE%u_%u\n",
@@ -736,14 +737,18 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
  * masks and live registers kept in its slot, until every call has
  * finished.  Calls that finished count as arrived.  A call
  * whose widening finds its lanes across the wrap (before any store to
- * memory but shared memory) sends the whole block to ag_ktN, which runs
- * it again from the start one thread at a time. */
-static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int copy,
+ * memory but shared memory) sends the whole block to the fallback: ag_ktN
+ * runs it again from the start one thread at a time, or with warp (calls
+ * that run a warp each), ag_klN in lockstep.  Those need rows of whole
+ * warps; other blocks go to ag_klN from the start. */
+static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int warp,
 			      struct strbuf *out)
 {
 	struct strbuf sizes = STRBUF_INIT;
 
 	emit_block_start("ag_k", entry, psize, copy, 0, 0, out);
+	if (warp)
+		sb_addf(out, "\tif (d.ntid[0] %% 32) {\n\t\tag_kl%u(b);\n\t\treturn;\n\t}\n", entry);
 	sb_addf(out, "\tconst uint32_t nx = d.ntid[0], ngx = (nx + AG_G - 1) / AG_G;\n"
 		"\tconst unsigned nq = ngx * d.ntid[1] * d.ntid[2];\n"
 		"\tconst unsigned ng = (nq + AG_PARTS%u - 1) / AG_PARTS%u;\n"
@@ -767,13 +772,13 @@ static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int 
 		"\t\t\tconst unsigned k = g * AG_PARTS%u;\n\n"
 		"\t\t\tif (at[g] == ~0u)\n\t\t\t\tcontinue;\n"
 		"\t\t\tif (!ag_g%u(&G[g], &at[g], &w, prm, &d, &px[k], &py[k], &pz[k], nx, b, sh)) {\n"
-		"\t\t\t\tag_kt%u(b);\n"
+		"\t\t\t\tag_k%s%u(b);\n"
 		"\t\t\t\treturn;\n"
 		"\t\t\t}\n"
 		"\t\t\tmore |= at[g] != ~0u;\n"
 		"\t\t}\n"
 		"\t} while (more && !b->error);\n}\n\n",
-		entry, entry, entry, entry, entry, entry, entry, entry);
+		entry, entry, entry, entry, entry, entry, entry, warp ? "l" : "t", entry);
 }
 
 /*
@@ -948,8 +953,10 @@ static int compute_bound(const struct reach_use *u)
 
 /* The shapes of the registers of a kernel that has a group translation
  * (group.c), or NULL: it reaches no function, declares no local memory
- * nor parameters of calls, and shape.c finds its control flow uniform. */
-static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const uint8_t *seen)
+ * nor parameters of calls, and shape.c finds its control flow uniform
+ * (warp: for calls that run a warp each). */
+static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const uint8_t *seen,
+				     int warp)
 {
 	const struct ptx_func *fn = &t->m->funcs[entry];
 	struct tr_consts *c;
@@ -964,7 +971,7 @@ static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const u
 		    fn->body[i].u.decl.space != PTX_SPACE_SHARED)
 			return NULL;
 	c = tr_consts_scan(fn);
-	s = tr_shape_scan(fn, c);
+	s = tr_shape_scan(fn, c, warp);
 	tr_consts_free(c);
 	return s;
 }
@@ -984,6 +991,42 @@ static int stride_kernel(struct tr *t, uint32_t entry, uint32_t dyn, struct strb
 	emit_block_stride(entry, dyn, ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0),
 			  st, out);
 	return st->split ? TR_FAST_SWEEP : TR_FAST_ROWS;
+}
+
+/*
+ * A kernel that needs its warps (shuffles) whose control flow a call that
+ * runs one warp can follow (shape.c): its group translation, two row
+ * groups of 16 threads a call, each shfl.sync a permute of the two
+ * groups' values (emit_warp.c), and a block function that runs blocks
+ * whose rows are not whole warps, or whose indices cross the wrap, in
+ * lockstep (ag_klN).  A block scan's shuffles and barriers then run as
+ * vector code, where lockstep runs every instruction through the warp's
+ * frame and checks its lanes' paths at every branch.  0 when the kernel
+ * has none.
+ */
+static int warp_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
+		       struct strbuf *out)
+{
+	struct tr_shape *shape;
+	uint32_t psize;
+	int rc;
+
+	if (t->groups == AG_GROUPS_OFF || !(shape = group_shapes(t, entry, seen, 1)))
+		return 0;
+	t->scalar = 1;
+	t->shape = shape;
+	rc = tr_function(t, entry, out);
+	t->shape = NULL;
+	t->scalar = 0;
+	tr_shape_free(shape);
+	if (rc)
+		return -1;
+	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
+	sb_addf(out, "static void ag_kl%u(struct ag_block *b)\n{\n", entry);
+	tr_emit_block_run(out, "\t", entry, dyn, 0, psize);
+	sb_adds(out, "}\n\n");
+	emit_block_groups(entry, dyn, psize, 1, 1, out);
+	return 1;
 }
 
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
@@ -1015,14 +1058,16 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * whose indices cross the wrap. */
 	if (t->fi[entry].stride && !t->fi[entry].spins)
 		return stride_kernel(t, entry, dyn, out);
-	if (u.lockstep || (u.shared && u.volatile_))
+	if (u.shared && u.volatile_)
 		return 0;
+	if (u.lockstep)
+		return warp_kernel(t, entry, seen, dyn, out);
 	lockstep = (u.grid_size && u.loop) || (u.loop_loads && !u.barrier) ||
 		(u.loop_math && u.barrier);
 	for (f = 0; f < t->m->nfuncs; f++)
 		calls |= seen[f] && f != entry;
 	if (t->groups == AG_GROUPS_ALL || (lockstep && t->groups == AG_GROUPS_AUTO))
-		shape = group_shapes(t, entry, seen);
+		shape = group_shapes(t, entry, seen, 0);
 	if (lockstep && !shape)
 		return 0;
 	if (!t->scalar_done)
@@ -1046,7 +1091,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
 	if (group && nresume) {
 		emit_block("ag_kt", entry, dyn, psize, !calls, nresume, records, out);
-		emit_block_groups(entry, dyn, psize, !calls, out);
+		emit_block_groups(entry, dyn, psize, !calls, 0, out);
 	} else if (nresume) {
 		emit_block("ag_k", entry, dyn, psize, !calls, nresume, records, out);
 	} else {

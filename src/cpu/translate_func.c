@@ -817,6 +817,11 @@ static int emit_insn(struct tr *t, const struct ptx_insn *in)
 		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
 		return fn(t, in);
 	}
+	if (t->shape && tr_warp_op(in->opcode)) {
+		/* a call that runs a warp (emit_warp.c ends its loop) */
+		sb_addf(&t->code, "\t\t/* %d: %s */\n", in->line, in->opcode);
+		return tr_warp_emitter(in->opcode)(t, in);
+	}
 	if (t->shape) {
 		size_t from = t->code.len;
 

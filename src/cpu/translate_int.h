@@ -347,6 +347,7 @@ int tr_lane_sreg(const char *name);     /* %laneid and the like */
 void tr_emit_block_run(struct strbuf *out, const char *indent, uint32_t entry, uint32_t dyn,
 		       int co, uint32_t psize);
 int tr_warp_op(const char *opcode);     /* shfl, vote and the like */
+int tr_plain_barrier(const struct ptx_insn *in); /* bar.sync 0 and its spellings */
 int tr_fast_straight(const struct ptx_func *fn);
 int tr_lockstep_wide(const struct tr *t, uint32_t entry);
 void tr_fast_locals(struct tr *t, struct tr_sym *s);
@@ -445,19 +446,22 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
  * tr_shape_scan: NULL when the kernel has no group translation;
  * tr_shape_widen: in widens a linear 32-bit operand (its index *op, its
  * step *c) whose lanes must not cross the wrap; tr_shape_parts: how many
- * row groups a call runs together. */
+ * row groups a call runs together.  With warp, a call runs one warp, two
+ * row groups of a row whose width is a multiple of 32, and may shuffle. */
 enum { TR_SHAPE_NONE, TR_SHAPE_U, TR_SHAPE_L, TR_SHAPE_V };
 struct tr_shape;
-struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *c);
+struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *c, int warp);
 int tr_shape_reg(const struct tr_shape *s, const char *reg, int64_t *c);
 int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t *op, int64_t *c,
 		   int *is_signed);
 uint32_t tr_shape_parts(const struct tr_shape *s);
+int tr_shape_warp(const struct tr_shape *s);
 void tr_shape_free(struct tr_shape *s);
 
 /* group.c: the group translation's registers, instructions and function */
 void tr_group_begin(struct tr *t, const struct ptx_insn *in);
 void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from);
+void tr_group_parts(struct tr *t, size_t from, uint32_t parts);
 void tr_group_close(struct tr *t);
 void tr_group_lanes_begin(struct tr *t, const struct ptx_insn *in);
 void tr_group_lanes_end(struct tr *t);
