@@ -64,11 +64,28 @@ static int same_in_call(const struct tr *t, const struct ptx_operand *o)
 		 tr_shape_reg(t->shape, o->name, NULL) == TR_SHAPE_U);
 }
 
+/* Whether operand o is a varying 32-bit integer register of a group
+ * translation, whose parts' rows ("r1_5p0", "r1_5p1") go to rows. */
+static int group_rows(const struct tr *t, const struct ptx_operand *o, struct strbuf rows[2])
+{
+	const struct tr_sym *s;
+	uint32_t h;
+
+	if (o->kind != PTX_OP_REG || o->component || o->neg || !(s = tr_lookup(t, o->name)) ||
+	    s->kind != TK_REG || !s->local || tr_shape_reg(t->shape, o->name, NULL) != TR_SHAPE_V ||
+	    (s->type != PTX_T_B32 && s->type != PTX_T_U32 && s->type != PTX_T_S32))
+		return 0;
+	for (h = 0; h < 2; h++)
+		tr_group_row(t, o->name, h, &rows[h]);
+	return 1;
+}
+
 /*
  * shfl.sync in a group translation's call that runs one warp (shape.c):
- * both parts' values a go to one row of the warp's 32 (sv_), then each
- * part's lanes take theirs.  With one b and one c for the warp (the
- * common case), ag_shfl_warp's permute of the two halves; else each
+ * the two parts' values a are the warp's 32, each part's lanes take
+ * theirs.  With one b and one c for the warp (the common case),
+ * ag_shfl_halves' permute of the two halves, straight from and to the
+ * registers' rows where they are rows of 32-bit integers; else each
  * lane's source (ag_shfl_src).  Every lane of the call runs it: shape.c
  * takes no guarded shfl, and a lane that has left reads what it left.
  */
@@ -76,33 +93,51 @@ static int emit_shfl_group(struct tr *t, const struct ptx_insn *in, int mode, co
 			   const char *b, const char *c)
 {
 	int same = same_in_call(t, &in->ops[2]) && same_in_call(t, &in->ops[3]);
+	int pred = shfl_pred_read(t, in), rc = -1;
+	struct strbuf src[2] = { STRBUF_INIT, STRBUF_INIT }, dst[2] = { STRBUF_INIT, STRBUF_INIT };
+	int from_rows = same && group_rows(t, &in->ops[1], src);
+	int to_rows = same && !pred && group_rows(t, &in->ops[0], dst);
 	size_t at;
 
 	tr_group_close(t);
 	sb_adds(&t->code, "\t\t{\n\t\tuint32_t sv_[32], d_[32];\n\t\tuint8_t k_[32];\n");
 	at = t->code.len;
-	sb_addf(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++)\n"
-		"\t\t\tsv_[AG_G * @P + l] = %s;\n", a);
-	tr_group_parts(t, at, 2);
+	if (!from_rows) {
+		sb_addf(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++)\n"
+			"\t\t\tsv_[AG_G * @P + l] = %s;\n", a);
+		tr_group_parts(t, at, 2);
+	}
 	if (same) {
 		at = t->code.len;
 		sb_addf(&t->code, "\t\t{\n\t\tconst size_t l = 0;\n\t\t(void)l;\n"
-			"\t\tag_shfl_warp(%d, sv_, %s, %s, d_, %s);\n\t\t}\n", mode, b, c,
-			shfl_pred_read(t, in) ? "k_" : "NULL");
+			"\t\tconst uint32_t *const s_[2] = { %s, %s };\n"
+			"\t\tuint32_t *const r_[2] = { %s, %s };\n"
+			"\t\tag_shfl_halves(%d, s_, %s, %s, r_, %s);\n\t\t}\n",
+			from_rows ? src[0].buf : "sv_", from_rows ? src[1].buf : "sv_ + AG_G",
+			to_rows ? dst[0].buf : "d_", to_rows ? dst[1].buf : "d_ + AG_G",
+			mode, b, c, pred ? "k_" : "NULL");
 		tr_group_parts(t, at, 1);
 	}
-	at = t->code.len;
-	sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++) {\n\t\t\t");
-	if (!same)
-		sb_addf(&t->code, "unsigned j_ = ag_shfl_src(%d, (int)(AG_G * @P + l), %s, %s, "
-			"&k_[AG_G * @P + l]);\n\t\t\td_[AG_G * @P + l] = sv_[j_];\n\t\t\t",
-			mode, b, c);
-	if (shfl_dst(t, in, "d_[AG_G * @P + l]", "k_[AG_G * @P + l]"))
-		return -1;
+	if (!to_rows) {
+		at = t->code.len;
+		sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++) {\n\t\t\t");
+		if (!same)
+			sb_addf(&t->code, "unsigned j_ = ag_shfl_src(%d, (int)(AG_G * @P + l), %s, %s, "
+				"&k_[AG_G * @P + l]);\n\t\t\td_[AG_G * @P + l] = sv_[j_];\n\t\t\t",
+				mode, b, c);
+		if (shfl_dst(t, in, "d_[AG_G * @P + l]", "k_[AG_G * @P + l]"))
+			goto out;
+		sb_adds(&t->code, "\t\t}\n");
+		tr_group_parts(t, at, 2);
+	}
 	sb_adds(&t->code, "\t\t}\n");
-	tr_group_parts(t, at, 2);
-	sb_adds(&t->code, "\t\t}\n");
-	return 0;
+	rc = 0;
+out:
+	sb_free(&src[0]);
+	sb_free(&src[1]);
+	sb_free(&dst[0]);
+	sb_free(&dst[1]);
+	return rc;
 }
 
 /* shfl.sync.mode.b32 d[|p], a, b, c, membermask (legacy: no membermask). */

@@ -254,7 +254,7 @@ static int full_forms(const struct tr *t)
 }
 
 /* The C name of part h's row of register reg ("r0_3p1"). */
-static void part_name(struct tr *t, const char *reg, uint32_t h, struct strbuf *sb)
+void tr_group_row(const struct tr *t, const char *reg, uint32_t h, struct strbuf *sb)
 {
 	const struct tr_sym *s = tr_lookup(t, reg);
 
@@ -306,7 +306,7 @@ static void guard_free(struct tr *t, struct strbuf *cond, struct tr_names *rows,
 		for (h = 0; h < tr_shape_parts(t->shape); h++) {
 			struct strbuf row = STRBUF_INIT;
 
-			part_name(t, in->guard, h, &row);
+			tr_group_row(t, in->guard, h, &row);
 			sb_addf(cond, " && ag_gall8(%s, %d)", row.buf, v);
 			sb_adds(&row, "[l]");
 			tr_names_add(rows, sb_detach(&row));
@@ -754,13 +754,11 @@ static int group_barrier(struct tr *t, const struct ptx_insn *in)
 	if (in->guard)
 		return tr_unsupported(t, in, "guarded barrier in a group of threads");
 	sb_addf(&t->code, "\t\t*at = %u;\n\t\tmemcpy(G->m, m, sizeof(m));\n"
-		"\t\tmemcpy(G->on, on, sizeof(on));\n", k);
+		"\t\tmemcpy(G->on, on, sizeof(on));\n\t\tG->full = full;\n", k);
 	keep_live(t, k, 1);
 	sb_addf(&t->code, "\t\treturn 1;\nag_R%u:;\n\t\tmemcpy(m, G->m, sizeof(m));\n"
 		"\t\tmemcpy(on, G->on, sizeof(on));\n", k);
-	if (full_forms(t))
-		sb_addf(&t->code, "\t\tfull = ag_gfull(&m[0][0], %u * AG_G);\n",
-			tr_shape_parts(t->shape));
+	sb_adds(&t->code, "\t\tfull = G->full;\n");
 	keep_live(t, k, 0);
 	return 0;
 }
@@ -935,7 +933,7 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	sb_adds(&tids, t->locals.buf ? t->locals.buf : "");
 	sb_addf(out, "/* .entry %s, %u x AG_G threads at a time (group.c) */\n"
 		"enum { AG_PARTS%u = %u };\n\n"
-		"struct ag_gs%u {\n\tuint32_t m[%u][AG_G], on[%u];\n%s};\n\n"
+		"struct ag_gs%u {\n\tuint32_t m[%u][AG_G], on[%u], full;\n%s};\n\n"
 		"static __attribute__((noinline)) int ag_g%u(struct ag_gs%u *const G, unsigned *const at,\n"
 		"\tstruct ag_warp *const w,\n"
 		"\tconst unsigned char *const prm, const struct ag_dims *const d,\n"
@@ -956,8 +954,8 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		fidx, fidx, parts, parts, tids.buf);
 	for (k = 1; k <= t->nresume; k++)
 		sb_addf(out, "\tcase %u: goto ag_R%u;\n", k, k);
-	/* the masks at the start (a resumed call takes its own back; full
-	 * is read only without barriers, full_forms) */
+	/* the masks at the start (a resumed call takes its own back, and
+	 * whether all its lanes run) */
 	sb_addf(out, "\tdefault: break;\n\t}\n"
 		"\tfor (size_t h = 0; h < %u; h++) {\n"
 		"\t\tfor (size_t l = 0; l < AG_G; l++)\n"

@@ -27,6 +27,14 @@
  * come before, on some path, varies instead (shared memory aside, in a
  * kernel with barriers).
  *
+ * With warp, a call runs one warp: two row groups of a row whose width is
+ * a multiple of 32, lanes 0-15 and 16-31 of the warp (a block of other
+ * widths runs in lockstep).  Shapes are then across the call's 32 lanes,
+ * shfl.sync runs (group.c and emit_warp.c permute the two groups' values),
+ * and the analysis keeps how many low bits of the first lane's value are
+ * zero (tz), so that the warp's index and the lane's, made from %tid.x by
+ * a shift and a mask, are uniform and linear (warp_bits).
+ *
  * A kernel has a group translation when its control flow is uniform: each
  * conditional branch is on a uniform predicate, or sends the lanes whose
  * predicate holds to a ret or exit (a bounds test), which leave the

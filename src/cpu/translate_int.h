@@ -462,6 +462,7 @@ void tr_shape_free(struct tr_shape *s);
 void tr_group_begin(struct tr *t, const struct ptx_insn *in);
 void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from);
 void tr_group_parts(struct tr *t, size_t from, uint32_t parts);
+void tr_group_row(const struct tr *t, const char *reg, uint32_t h, struct strbuf *sb);
 void tr_group_close(struct tr *t);
 void tr_group_lanes_begin(struct tr *t, const struct ptx_insn *in);
 void tr_group_lanes_end(struct tr *t);

@@ -1779,23 +1779,26 @@ AG_INLINE int ag_shfl_src(int mode, int lane, uint32_t b, uint32_t c, uint8_t *o
 
 /* shfl.sync for a whole warp whose lanes all give the same b and c: each
  * lane's result (d) and whether its source lane lies in its segment (ok,
- * unless NULL), from the lanes' values src.  With GCC, a permute of the
- * two half warps' vectors for each half: read back from memory at the
- * shifted lanes right after being stored, the values waited for the
- * stores (the scan, one thread, 57.8 -> 52.6 ms). */
+ * unless NULL), from the lanes' values, lanes 16h.. of half h at src[h]
+ * and d[h] (the two row groups of a group translation's warp call, or the
+ * halves of a warp's row).  With GCC, a permute of the two halves'
+ * vectors for each half: read back from memory at the shifted lanes right
+ * after being stored, the values waited for the stores (the scan, one
+ * thread, 57.8 -> 52.6 ms). */
 #if defined(__GNUC__) && !defined(__clang__)
 typedef uint32_t ag_v16u __attribute__((vector_size(64)));
 typedef int32_t ag_v16i __attribute__((vector_size(64)));
 
-AG_INLINE void ag_shfl_warp(int mode, const uint32_t *src, uint32_t b, uint32_t c, uint32_t *d,
-			    uint8_t *ok)
+AG_INLINE void ag_shfl_halves(int mode, const uint32_t *const src[2], uint32_t b, uint32_t c,
+			      uint32_t *const d[2], uint8_t *ok)
 {
 	const ag_v16i half = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 	const int32_t bv = (int32_t)(b & 31), cv = (int32_t)(c & 31), seg = (int32_t)((c >> 8) & 31);
-	ag_v16u v[2], r;
+	ag_v16u v[2], r[2];
 	unsigned h, l;
 
-	memcpy(v, src, sizeof(v));
+	memcpy(&v[0], src[0], sizeof(v[0]));
+	memcpy(&v[1], src[1], sizeof(v[1]));
 	for (h = 0; h < 2; h++) {
 		const ag_v16i lane = half + (int32_t)(16 * h);
 		const ag_v16i maxl = (lane & seg) | (cv & ~seg);
@@ -1820,27 +1823,44 @@ AG_INLINE void ag_shfl_warp(int mode, const uint32_t *src, uint32_t b, uint32_t 
 			break;
 		}
 		j = (j & k) | (lane & ~k);
-		r = __builtin_shuffle(v[0], v[1], (ag_v16u)(j & 31));
-		memcpy(d + 16 * h, &r, sizeof(r));
+		r[h] = __builtin_shuffle(v[0], v[1], (ag_v16u)(j & 31));
 		for (l = 0; ok && l < 16; l++)
 			ok[16 * h + l] = k[l] != 0;
 	}
+	/* after both: d may be src */
+	memcpy(d[0], &r[0], sizeof(r[0]));
+	memcpy(d[1], &r[1], sizeof(r[1]));
 }
 #else
-AG_INLINE void ag_shfl_warp(int mode, const uint32_t *src, uint32_t b, uint32_t c, uint32_t *d,
-			    uint8_t *ok)
+AG_INLINE void ag_shfl_halves(int mode, const uint32_t *const src[2], uint32_t b, uint32_t c,
+			      uint32_t *const d[2], uint8_t *ok)
 {
+	uint32_t all[32], r[32];
 	unsigned l;
 
+	memcpy(all, src[0], 16 * sizeof(uint32_t));
+	memcpy(all + 16, src[1], 16 * sizeof(uint32_t));
 	for (l = 0; l < 32; l++) {
 		uint8_t k;
 
-		d[l] = src[ag_shfl_src(mode, (int)l, b, c, &k)];
+		r[l] = all[ag_shfl_src(mode, (int)l, b, c, &k)];
 		if (ok)
 			ok[l] = k;
 	}
+	memcpy(d[0], r, 16 * sizeof(uint32_t));
+	memcpy(d[1], r + 16, 16 * sizeof(uint32_t));
 }
 #endif
+
+/* The same for a warp's row of 32 values. */
+AG_INLINE void ag_shfl_warp(int mode, const uint32_t *src, uint32_t b, uint32_t c, uint32_t *d,
+			    uint8_t *ok)
+{
+	const uint32_t *const s[2] = { src, src + 16 };
+	uint32_t *const r[2] = { d, d + 16 };
+
+	ag_shfl_halves(mode, s, b, c, r, ok);
+}
 
 AG_INLINE uint32_t ag_mask_bits(const uint8_t *m)
 {
