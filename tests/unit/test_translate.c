@@ -196,6 +196,54 @@ static void test_row_group_choice(void **state)
 	assert_false(has_group(guarded_barrier, AG_GROUPS_ALL));
 }
 
+/* A kernel with a shuffle whose branch on threadIdx.x >> SHIFT goes over
+ * seven stores (too many to become guards, ifconv.c). */
+#define WARP_KERNEL(shift, op) HEADER \
+	".visible .entry k(.param .u64 out)\n{\n" \
+	"\t.reg .b32 %r<8>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<4>;\n" \
+	"\tld.param.u64 %rd1, [out];\n" \
+	"\tmov.u32 %r1, %tid.x;\n\tshr.u32 %r2, %r1, " shift ";\n" \
+	"\tmov.u32 %r3, %laneid;\n" \
+	"\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n" \
+	"\tsetp.ne.s32 %p1, %r2, 0;\n\t@%p1 bra $REST;\n" \
+	"\tst.global.u32 [%rd3+1024], %r3;\n\tst.global.u32 [%rd3+1024], %r3;\n" \
+	"\tst.global.u32 [%rd3+1024], %r3;\n\tst.global.u32 [%rd3+1024], %r3;\n" \
+	"\tst.global.u32 [%rd3+1024], %r3;\n\tst.global.u32 [%rd3+1024], %r3;\n" \
+	"\tst.global.u32 [%rd3+1024], %r3;\n" \
+	"$REST:\n" \
+	"\tadd.s32 %r4, %r1, 100;\n" \
+	"\t" op ";\n" \
+	"\tst.global.u32 [%rd3], %r5;\n" \
+	"\tret;\n}\n"
+
+/* Warp calls (shape.c, group.c): a kernel with shuffles runs a warp a
+ * call where the warp's index (tid.x >> 5) is uniform; half a warp's
+ * index varies, and other warp operations need lockstep.  Blocks of 64
+ * threads run as warp calls, of 48 in lockstep: the same results. */
+static void test_warp_calls(void **state)
+{
+	static const char warp[] = WARP_KERNEL("5", "shfl.sync.down.b32 %r5|%p2, %r4, 1, 31, -1");
+	static const char half[] = WARP_KERNEL("4", "shfl.sync.down.b32 %r5|%p2, %r4, 1, 31, -1");
+	static const char vote[] = WARP_KERNEL("5", "vote.sync.ballot.b32 %r5, %p1, -1");
+	unsigned n, t;
+
+	(void)state;
+	assert_true(has_group(warp, AG_GROUPS_AUTO));
+	assert_false(has_group(warp, AG_GROUPS_OFF));
+	assert_false(has_group(half, AG_GROUPS_ALL));
+	assert_false(has_group(vote, AG_GROUPS_ALL));
+	translates_with(warp, (const char *const[]){ "ag_shfl_halves(1,", "ag_kl0(b)", NULL }, NULL);
+	for (n = 48; n <= 64; n += 16) {
+		uint32_t o[512] = { 0 };
+
+		run(warp, "k", n, o);
+		for (t = 0; t + 1 < n; t++) {
+			assert_int_equal(o[t], t % 32 < 31 ? t + 101 : t + 100);
+			assert_int_equal(o[256 + t], t < 32 ? t : 0);
+		}
+	}
+}
+
 /* A grid-stride loop over a.  pre goes before the loop, body into it
  * (%rd4: the address of element %r10, the index), end after it. */
 static void stride_ptx(char *buf, size_t size, const char *pre, const char *body,
@@ -1411,6 +1459,7 @@ int main(void)
 		cmocka_unit_test(test_half),
 		cmocka_unit_test(test_shfl_segments),
 		cmocka_unit_test(test_shfl_unread_predicate),
+		cmocka_unit_test(test_warp_calls),
 		cmocka_unit_test(test_constant_registers),
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_divergent_joins),
