@@ -135,6 +135,16 @@ static int touches(const struct tr_names *s, const struct ptx_insn *in, int dest
 	return hit;
 }
 
+/* The C type of a register's values in the group translation: in a call
+ * that runs a warp, a predicate is a 32-bit word, so that the loops that
+ * compare and select stay vectors of 16 words, where rows of bytes made
+ * GCC do each loop's words four at a time in 16-byte vectors (the scan,
+ * one thread, 38 -> 32.5 ms). */
+static const char *row_ctype(const struct tr *t, enum ptx_type ty)
+{
+	return ty == PTX_T_PRED && tr_shape_warp(t->shape) ? "uint32_t" : tr_ctype(ty);
+}
+
 static int varies(const struct tr *t, const char *reg)
 {
 	return reg && tr_shape_reg(t->shape, reg, NULL) == TR_SHAPE_V;
@@ -231,7 +241,7 @@ static void localize(struct tr *t)
 			sb_addf(&one, "%sp%u_s", row.buf, h);
 			sb_addf(&row, "p%u[l]", h);
 			replace_from(&t->code, g->body, row.buf, one.buf);
-			sb_addf(&decl, "\t\t%s %s = 0;\n", tr_ctype(s->type), one.buf);
+			sb_addf(&decl, "\t\t%s %s = 0;\n", row_ctype(t, s->type), one.buf);
 			sb_free(&row);
 			sb_free(&one);
 		}
@@ -311,7 +321,7 @@ static void guard_free(struct tr *t, struct strbuf *cond, struct tr_names *rows,
 			struct strbuf row = STRBUF_INIT;
 
 			tr_group_row(t, in->guard, h, &row);
-			sb_addf(cond, " && ag_gall8(%s, %d)", row.buf, v);
+			sb_addf(cond, " && ag_gall(%s, %d)", row.buf, v);
 			sb_adds(&row, "[l]");
 			tr_names_add(rows, sb_detach(&row));
 			tr_names_add(consts, v ? "1u" : "0u");
@@ -670,7 +680,7 @@ void tr_group_lanes_begin(struct tr *t, const struct ptx_insn *in)
 		for (k = 0; k < g->ntmp; k++) {
 			const struct tr_sym *s = tr_lookup(t, g->tmp[k]);
 
-			sb_addf(&t->code, " %s ag_o%u = ", tr_ctype(s->type), k);
+			sb_addf(&t->code, " %s ag_o%u = ", row_ctype(t, s->type), k);
 			tr_reg_lvalue(t, g->tmp[k], &t->code);
 			sb_adds(&t->code, ";");
 		}
@@ -739,7 +749,7 @@ static void keep_live(struct tr *t, uint32_t k, int save)
 			if (names_has(&g->kept_names, c.buf))
 				goto next;
 			for (h = 0; h < parts; h++)
-				sb_addf(&g->kept, "\t%s %sp%u%s;\n", tr_ctype(s->type), c.buf, h,
+				sb_addf(&g->kept, "\t%s %sp%u%s;\n", row_ctype(t, s->type), c.buf, h,
 					varies(t, name.buf) ? "[AG_G]" : "");
 			tr_names_add(&g->kept_names, sb_detach(&c));
 next:
@@ -849,11 +859,10 @@ static int kept_across(struct tr *t, const char *name)
  * that runs a warp, a varying one that lives across a barrier is a field
  * of the call's slot G, named by a local pointer, so that a barrier
  * copies nothing of it: copied out and back at each of a block scan's two
- * barriers, the scan's kept rows cost it time (one thread, 41 -> 38 ms).
- * Not predicates (through a pointer, GCC made no vector code of the loops
- * that compare into them), and not in other calls: n-body's sums, rows of
- * the stack, stay in registers through its loop over a tile, as fields of
- * G they did not (22 -> 24.6 ms).
+ * barriers, the scan's kept rows cost it time (one thread, 41 -> 38 ms;
+ * with its predicates as words, row_ctype, 32.5 -> 28.9).  Not in other
+ * calls: n-body's sums, rows of the stack, stay in registers through its
+ * loop over a tile, as fields of G they did not (22 -> 24.6 ms).
  */
 void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i)
 {
@@ -865,15 +874,15 @@ void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i)
 	tr_ptx_name(s, i, &name);
 	tr_local_name(s, i, &c);
 	vary = varies(t, name.buf);
-	slot = tr_shape_warp(t->shape) && vary && s->type != PTX_T_PRED &&
+	slot = tr_shape_warp(t->shape) && vary &&
 		kept_across(t, name.buf);
 	for (h = 0; h < tr_shape_parts(t->shape); h++) {
 		if (slot) {
-			sb_addf(&g->kept, "\t%s %sp%u[AG_G];\n", tr_ctype(s->type), c.buf, h);
+			sb_addf(&g->kept, "\t%s %sp%u[AG_G];\n", row_ctype(t, s->type), c.buf, h);
 			sb_addf(&t->locals, "\t%s *const restrict %sp%u = G->%sp%u;\n",
-				tr_ctype(s->type), c.buf, h, c.buf, h);
+				row_ctype(t, s->type), c.buf, h, c.buf, h);
 		} else {
-			sb_addf(&t->locals, "\t%s %sp%u%s;\n", tr_ctype(s->type), c.buf, h,
+			sb_addf(&t->locals, "\t%s %sp%u%s;\n", row_ctype(t, s->type), c.buf, h,
 				vary ? "[AG_G]" : "");
 		}
 	}

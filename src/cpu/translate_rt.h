@@ -1033,7 +1033,7 @@ AG_INLINE int ag_gfull(const uint32_t *m, size_t n)
 
 /* Whether every lane of a row group holds v in predicate row p (group.c,
  * guard_free). */
-AG_INLINE int ag_gall8(const uint8_t *p, uint8_t v)
+AG_INLINE int ag_gall(const uint32_t *p, uint32_t v)
 {
 	uint32_t same = 1;
 
