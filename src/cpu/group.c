@@ -299,14 +299,17 @@ static int written_in_loop(const struct tr_group *g, const char *reg)
  * guarded by it run.  A block scan's loads and stores behind bounds tests
  * are then plain strided accesses, which GCC makes vector code of, where
  * behind a guard it made none (one thread: 66 -> 46 ms).  What the form
- * asks goes to cond; each lane's guard ("r0_3p1[l]") to rows, with the
+ * asks goes to cond, after the loop over the lanes in pre that finds
+ * whether any guard that must be 0 is not (ag_any) and all that must be 1
+ * are (ag_all); each lane's guard ("r0_3p1[l]") goes to rows, with the
  * constant that replaces it in the form (consts: "1u", "0u").
  */
-static void guard_free(struct tr *t, struct strbuf *cond, struct tr_names *rows,
-		       struct tr_names *consts)
+static void guard_free(struct tr *t, struct strbuf *pre, struct strbuf *cond,
+		       struct tr_names *rows, struct tr_names *consts)
 {
 	struct tr_group *g = grp(t);
 	struct tr_names done = { 0 };
+	struct strbuf any = STRBUF_INIT, all = STRBUF_INIT;
 	uint32_t k, h;
 
 	for (k = 0; k < g->nins && tr_shape_warp(t->shape); k++) {
@@ -321,13 +324,26 @@ static void guard_free(struct tr *t, struct strbuf *cond, struct tr_names *rows,
 			struct strbuf row = STRBUF_INIT;
 
 			tr_group_row(t, in->guard, h, &row);
-			sb_addf(cond, " && ag_gall(%s, %d)", row.buf, v);
 			sb_adds(&row, "[l]");
+			sb_addf(v ? &all : &any, " %s %s", (v ? all.len : any.len) ? (v ? "&" : "|") : "",
+				row.buf);
 			tr_names_add(rows, sb_detach(&row));
 			tr_names_add(consts, v ? "1u" : "0u");
 		}
 	}
 	free(done.v);
+	if (!any.len && !all.len)
+		return;
+	sb_adds(pre, "\t\tag_any = 0;\n\t\tag_all = 1;\n"
+		"\t\tfor (size_t l = 0; l < AG_G; l++) {\n");
+	if (any.len)
+		sb_addf(pre, "\t\t\tag_any |=%s;\n", any.buf);
+	if (all.len)
+		sb_addf(pre, "\t\t\tag_all &=%s;\n", all.buf);
+	sb_adds(pre, "\t\t}\n");
+	sb_adds(cond, " && !ag_any && ag_all");
+	sb_free(&any);
+	sb_free(&all);
 }
 
 #define LOOP_HEAD "#pragma GCC ivdep\n#pragma GCC unroll 1\n" \
@@ -343,14 +359,16 @@ static void full_form(struct tr *t)
 	struct tr_group *g = grp(t);
 	size_t at = g->body - strlen(LOOP_HEAD), n = t->code.len - at;
 	char *loop = xmalloc(n + 1);
-	struct strbuf cond = STRBUF_INIT;
+	struct strbuf pre = STRBUF_INIT, cond = STRBUF_INIT;
 	struct tr_names rows = { 0 }, consts = { 0 };
 	uint32_t h;
 
 	memcpy(loop, t->code.buf + at, n);
 	loop[n] = 0;
 	sb_truncate(&t->code, at);
-	guard_free(t, &cond, &rows, &consts);
+	guard_free(t, &pre, &cond, &rows, &consts);
+	if (pre.len)
+		sb_add(&t->code, pre.buf, pre.len);
 	sb_addf(&t->code, "\t\tif (full%s) {\n", cond.buf ? cond.buf : "");
 	at = t->code.len;
 	sb_add(&t->code, loop, n);
@@ -366,6 +384,7 @@ static void full_form(struct tr *t)
 	}
 	free(rows.v);
 	free(consts.v);
+	sb_free(&pre);
 	sb_free(&cond);
 	sb_adds(&t->code, "\t\t} else {\n");
 	sb_add(&t->code, loop, n);
@@ -1000,8 +1019,8 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\tconst uint32_t ag_nctaid0 = d->nctaid[0], ag_nctaid1 = d->nctaid[1], "
 		"ag_nctaid2 = d->nctaid[2];\n"
 		"\tconst unsigned ag_at = *at;\n"
-		"\tuint32_t m[%u][AG_G], on[%u], full;\n%s\n"
-		"\t(void)G; (void)w; (void)sh; (void)prm; (void)b;\n"
+		"\tuint32_t m[%u][AG_G], on[%u], full, ag_any, ag_all;\n%s\n"
+		"\t(void)G; (void)w; (void)sh; (void)prm; (void)b; (void)ag_any; (void)ag_all;\n"
 		"\t*at = ~0u;\n"
 		"\tswitch (ag_at) {\n",
 		t->fn->name, parts, fidx, parts, fidx, parts, parts, g->kept.buf ? g->kept.buf : "",

@@ -1031,17 +1031,6 @@ AG_INLINE int ag_gfull(const uint32_t *m, size_t n)
 	return all;
 }
 
-/* Whether every lane of a row group holds v in predicate row p (group.c,
- * guard_free). */
-AG_INLINE int ag_gall(const uint32_t *p, uint32_t v)
-{
-	uint32_t same = 1;
-
-	for (size_t l = 0; l < AG_G; l++)
-		same &= p[l] == v;
-	return same;
-}
-
 /* What a row group without lanes left loads instead (group.c): as wide
  * as the widest load. */
 static const uint64_t ag_gzero[8] __attribute__((unused, aligned(64)));
