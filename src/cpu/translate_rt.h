@@ -1031,6 +1031,23 @@ AG_INLINE int ag_gfull(const uint32_t *m, size_t n)
 	return all;
 }
 
+/* How far on a warp call asks for the lines of its global loads and
+ * stores (group.c, prefetch_ahead): four warps' 512 bytes, or half a
+ * block of them (2, 4 and 8 KiB did the same for the scan). */
+#define AG_AHEAD 2048
+
+/* Asks for the lines of [p + AG_AHEAD, p + AG_AHEAD + span), to write
+ * (write) or to read. */
+AG_INLINE void ag_prefetch_span(const char *p, long span, int write)
+{
+	for (long q = 0; q < span; q += 64) {
+		if (write)
+			__builtin_prefetch(p + AG_AHEAD + q, 1, 3);
+		else
+			__builtin_prefetch(p + AG_AHEAD + q, 0, 3);
+	}
+}
+
 /* What a row group without lanes left loads instead (group.c): as wide
  * as the widest load. */
 static const uint64_t ag_gzero[8] __attribute__((unused, aligned(64)));
