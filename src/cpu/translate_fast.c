@@ -1002,13 +1002,15 @@ static int stride_kernel(struct tr *t, uint32_t entry, uint32_t dyn, struct strb
  * lockstep (ag_klN).  A block scan's shuffles and barriers then run as
  * vector code, where lockstep runs every instruction through the warp's
  * frame and checks its lanes' paths at every branch.  0 when the kernel
- * has none.
+ * has none, or when an instruction has no form in it: the lockstep
+ * translation runs the kernel then.
  */
 static int warp_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		       struct strbuf *out)
 {
 	struct tr_shape *shape;
-	uint32_t psize;
+	size_t len = out->len;
+	uint32_t psize, shared = t->shared_size;
 	int rc;
 
 	if (t->groups == AG_GROUPS_OFF || !(shape = group_shapes(t, entry, seen, 1)))
@@ -1019,8 +1021,13 @@ static int warp_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32
 	t->shape = NULL;
 	t->scalar = 0;
 	tr_shape_free(shape);
-	if (rc)
-		return -1;
+	if (rc) {
+		/* the lockstep translation, already made, runs it instead */
+		sb_truncate(out, len);
+		memset(t->err, 0, sizeof(*t->err));
+		t->shared_size = shared;
+		return 0;
+	}
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
 	sb_addf(out, "static void ag_kl%u(struct ag_block *b)\n{\n", entry);
 	tr_emit_block_run(out, "\t", entry, dyn, 0, psize);
