@@ -1078,11 +1078,12 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	/* the masks at the start (a resumed call takes its own back, and
 	 * whether all its lanes run) */
 	sb_addf(out, "\tdefault: break;\n\t}\n"
+		"\tfull = 1;\n"
 		"\tfor (size_t h = 0; h < %u; h++) {\n"
 		"\t\tfor (size_t l = 0; l < AG_G; l++)\n"
 		"\t\t\tm[h][l] = px[h] + l < nx;\n"
-		"\t\ton[h] = ag_gany(m[h], AG_G);\n\t}\n"
-		"\tfull = ag_gfull(&m[0][0], %u * AG_G);\n"
-		"%s\treturn 1;\n}\n\n", parts, parts, t->code.buf ? t->code.buf : "");
+		"\t\ton[h] = px[h] < nx;\n"
+		"\t\tfull &= px[h] + AG_G <= nx;\n\t}\n"
+		"%s\treturn 1;\n}\n\n", parts, t->code.buf ? t->code.buf : "");
 	sb_free(&tids);
 }
