@@ -18,7 +18,7 @@
 /* .shared::cluster is the block's own shared memory: clusters of one. */
 #define SPACES ".global .shared .shared::cta .shared::cluster .local .const .param"
 
-static enum ptx_space space_of(const struct ptx_insn *in)
+enum ptx_space tr_space_of(const struct ptx_insn *in)
 {
 	if (tr_has(in, ".global"))
 		return PTX_SPACE_GLOBAL;
@@ -52,7 +52,7 @@ static void access(struct strbuf *sb, const struct ptx_insn *in, enum ptx_type t
 static int ldst_elem(struct tr *t, const struct ptx_insn *in, enum ptx_type ty, int store,
 		     const struct ptx_operand *v, uint32_t k, struct strbuf *e)
 {
-	int param = space_of(in) == PTX_SPACE_PARAM;
+	int param = tr_space_of(in) == PTX_SPACE_PARAM;
 
 	sb_reset(e);
 	sb_adds(&t->code, "\t\t\t");
@@ -151,7 +151,7 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 	uint32_t n, nv = vec_of(in), k;
 	struct strbuf a = STRBUF_INIT, e = STRBUF_INIT;
 	const struct ptx_operand *v, *o;
-	enum ptx_space sp = space_of(in);
+	enum ptx_space sp = tr_space_of(in);
 	const struct tr_sym *r;
 
 	if (tr_has(in, ".async") && store)
@@ -165,7 +165,7 @@ static int emit_ldst(struct tr *t, const struct ptx_insn *in)
 		return tr_unsupported(t, in, "type");
 	if ((nv > 1) != (v->kind == PTX_OP_VEC) || (nv > 1 && v->nelems != nv))
 		return tr_unsupported(t, in, "vector shape");
-	if (tr_addr(t, in, &in->ops[store ? 0 : 1], space_of(in), &a))
+	if (tr_addr(t, in, &in->ops[store ? 0 : 1], tr_space_of(in), &a))
 		goto out;
 	if (every_thread_loads(t, in, sp, r, tr_size(ty))) {
 		rc = emit_every_thread_load(t, in, ty, a.buf);
@@ -214,12 +214,12 @@ static int emit_cvta(struct tr *t, const struct ptx_insn *in)
 
 	if (tr_mods(t, in, ".to " SPACES, &ty, 1, &n) || tr_nops(t, in, 2, 2))
 		return -1;
-	if (n != 1 || (ty != PTX_T_U32 && ty != PTX_T_U64) || space_of(in) == PTX_SPACE_NONE ||
-	    (ty == PTX_T_U32 && !(to && space_of(in) == PTX_SPACE_SHARED)))
+	if (n != 1 || (ty != PTX_T_U32 && ty != PTX_T_U64) || tr_space_of(in) == PTX_SPACE_NONE ||
+	    (ty == PTX_T_U32 && !(to && tr_space_of(in) == PTX_SPACE_SHARED)))
 		return tr_unsupported(t, in, "type");
 	if (tr_src(t, in, &in->ops[1], PTX_T_U64, &a))
 		goto out;
-	if (space_of(in) != PTX_SPACE_SHARED)
+	if (tr_space_of(in) != PTX_SPACE_SHARED)
 		sb_addf(&e, "%s", a.buf);
 	else
 		sb_addf(&e, "(%s %s (uint64_t)(uintptr_t)sh)", a.buf, to ? "-" : "+");
@@ -303,7 +303,7 @@ static const char *atomic_expr(const struct ptx_insn *in, enum ptx_type ty, stru
 	uint32_t bits = tr_size(ty) * 8;
 	const char *ut = tr_ctype(tr_uint(tr_size(ty)));
 	const char *sgn = tr_is_signed(ty) ? "s" : "u";
-	const int sh = space_of(in) == PTX_SPACE_SHARED;
+	const int sh = tr_space_of(in) == PTX_SPACE_SHARED;
 	static const char *const fetch[][2] = {
 		{ ".and", "and" }, { ".or", "or" }, { ".xor", "xor" },
 	};
@@ -376,7 +376,7 @@ static int emit_atom(struct tr *t, const struct ptx_insn *in)
 	}
 	if (tr_nops(t, in, first + 2 + cas + async, first + 2 + cas + async) ||
 	    (async && tr_addr(t, in, &in->ops[2], PTX_SPACE_SHARED, &c)) ||
-	    tr_addr(t, in, &in->ops[first], space_of(in), &a) ||
+	    tr_addr(t, in, &in->ops[first], tr_space_of(in), &a) ||
 	    tr_src(t, in, &in->ops[first + 1 + cas], ty, &v) ||
 	    (cas && tr_src(t, in, &in->ops[first + 1], ty, &c)))
 		goto out;

@@ -458,16 +458,15 @@ static int one_address(struct tr *t, const struct ptx_insn *in)
 		 tr_shape_reg(t->shape, a->name, NULL) == TR_SHAPE_U);
 }
 
-/* Whether the open loop ends before instruction in: in a call that runs a
- * warp, when in's guard varies and the loop writes it (guard_free), or
- * in or the loop's last instruction stores to one address (one_address). */
-static int split_before(struct tr *t, const struct ptx_insn *in)
+/* Whether the open loop ends before instruction in, in a call that runs a
+ * warp: when in's guard varies and the loop writes it (guard_free), or in
+ * (alone) or the loop's last instruction stores to one address. */
+static int split_before(struct tr *t, const struct ptx_insn *in, int alone)
 {
 	struct tr_group *g = grp(t);
 
-	if (!tr_shape_warp(t->shape))
-		return 0;
-	return g->alone || one_address(t, in) || (varies(t, in->guard) && written_in_loop(g, in->guard));
+	return alone || g->alone || (tr_shape_warp(t->shape) && varies(t, in->guard) &&
+				      written_in_loop(g, in->guard));
 }
 
 /* Whether a comparison per lane can go before the open loop, in a loop of
@@ -524,21 +523,18 @@ static void move_text(struct strbuf *sb, size_t to, size_t from)
  */
 static void prefetch_ahead(struct tr *t, const struct ptx_insn *in)
 {
-	static const char *const other[] = { ".shared", ".local", ".param" };
 	struct tr_group *g = grp(t);
 	const struct ptx_operand *a;
 	struct strbuf c = STRBUF_INIT;
 	const struct tr_sym *s;
+	enum ptx_space sp = tr_space_of(in);
 	int64_t step;
 	size_t at = t->code.len;
-	uint32_t i;
 	int store = !strcmp(in->opcode, "st");
 
-	if (!tr_shape_warp(t->shape) || (!store && strcmp(in->opcode, "ld")) || in->nops < 2)
+	if (!tr_shape_warp(t->shape) || (!store && strcmp(in->opcode, "ld")) || in->nops < 2 ||
+	    (sp != PTX_SPACE_GLOBAL && sp != PTX_SPACE_CONST && sp != PTX_SPACE_NONE))
 		return;
-	for (i = 0; i < in->nmods; i++)
-		if (tr_in_list(other, sizeof(other) / sizeof(other[0]), in->mods[i]))
-			return;
 	a = &in->ops[store ? 0 : 1];
 	if (a->kind != PTX_OP_ADDR || !a->name || !a->base_is_reg ||
 	    !(s = tr_lookup(t, a->name)) || s->kind != TK_REG || !s->local ||
@@ -547,8 +543,8 @@ static void prefetch_ahead(struct tr *t, const struct ptx_insn *in)
 	    written_in_loop(g, a->name) || names_has(&g->after_def, a->name))
 		return;
 	tr_names_add(&g->fetched, a->name);
-	tr_local_name(s, tr_reg_index(s, a->name), &c);
-	sb_addf(&t->code, "\t\tag_prefetch_span((const char *)(uintptr_t)%sp0, %" PRId64 ", %d);\n",
+	tr_group_row(t, a->name, 0, &c);
+	sb_addf(&t->code, "\t\tag_prefetch_span((const char *)(uintptr_t)%s, %" PRId64 ", %d);\n",
 		c.buf, step * 32, store);
 	sb_free(&c);
 	move_text(&t->code, g->head, at);
@@ -566,7 +562,7 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 	const char *d[TR_MAX_DESTS];
 	uint32_t i, nd = tr_dests(in, d, TR_MAX_DESTS), op;
 	int64_t c;
-	int is_signed;
+	int is_signed, alone;
 
 	g->lanes = has_effect(in) || varies(t, in->guard);
 	g->ntmp = 0;
@@ -593,10 +589,11 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 	g->hoist = hoistable(t, in);
 	if (g->hoist)
 		return;
+	alone = tr_shape_warp(t->shape) && one_address(t, in);
 	if (g->open && ((g->after.len && (has_effect(in) || touches(&g->after_def, in, 0))) ||
-			split_before(t, in)))
+			split_before(t, in, alone)))
 		tr_group_close(t);
-	g->alone = tr_shape_warp(t->shape) && one_address(t, in);
+	g->alone = alone;
 	if (!g->open) {
 		g->head = t->code.len;
 		sb_adds(&t->code, LOOP_HEAD);

@@ -276,12 +276,9 @@ static int emit_tables(struct tr *t, struct strbuf *out)
 			flags |= AG_KF_SWEEP;
 		sb_addf(&list, "\t{ \"%s\", ag_k%u, %u, %u, %u, %uu },\n", f->name, i,
 			(sh + 15) / 16 * 16, t->fi[i].local_bytes, nt, flags);
-		if (rc == 0) {
-			sb_addf(out, "static void ag_k%u(struct ag_block *b)\n{\n", i);
-			tr_emit_block_run(out, "\t", i, (sh + 15) / 16 * 16, co,
-					  ptx_param_layout(f, NULL, NULL, NULL, 0));
-			sb_adds(out, "}\n\n");
-		}
+		if (rc == 0)
+			tr_emit_lockstep_block(out, "ag_k", i, (sh + 15) / 16 * 16, co,
+					       ptx_param_layout(f, NULL, NULL, NULL, 0));
 	}
 	free(seen);
 	if (rc < 0) {

@@ -637,6 +637,14 @@ void tr_emit_block_run(struct strbuf *out, const char *indent, uint32_t entry, u
 		entry, entry, dyn, co, psize);
 }
 
+void tr_emit_lockstep_block(struct strbuf *out, const char *name, uint32_t entry, uint32_t dyn,
+			    int co, uint32_t psize)
+{
+	sb_addf(out, "static void %s%u(struct ag_block *b)\n{\n", name, entry);
+	tr_emit_block_run(out, "\t", entry, dyn, co, psize);
+	sb_adds(out, "}\n\n");
+}
+
 /* A sweep's call of thread x in turn k (turn " + 1": the next), with the
  * virtual block dims says. */
 static void sweep_call(struct strbuf *out, const char *indent, uint32_t entry, const char *dims,
@@ -1029,9 +1037,7 @@ static int warp_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32
 		return 0;
 	}
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
-	sb_addf(out, "static void ag_kl%u(struct ag_block *b)\n{\n", entry);
-	tr_emit_block_run(out, "\t", entry, dyn, 0, psize);
-	sb_adds(out, "}\n\n");
+	tr_emit_lockstep_block(out, "ag_kl", entry, dyn, 0, psize);
 	emit_block_groups(entry, dyn, psize, 1, 1, out);
 	return 1;
 }

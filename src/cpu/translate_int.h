@@ -346,8 +346,12 @@ int tr_lane_sreg(const char *name);     /* %laneid and the like */
 /* The call that runs the call's blocks in lockstep (ag_block_run) */
 void tr_emit_block_run(struct strbuf *out, const char *indent, uint32_t entry, uint32_t dyn,
 		       int co, uint32_t psize);
+/* A block function nameN that runs its block so */
+void tr_emit_lockstep_block(struct strbuf *out, const char *name, uint32_t entry, uint32_t dyn,
+			    int co, uint32_t psize);
 int tr_warp_op(const char *opcode);     /* shfl, vote and the like */
 int tr_plain_barrier(const struct ptx_insn *in); /* bar.sync 0 and its spellings */
+enum ptx_space tr_space_of(const struct ptx_insn *in);  /* emit_mem.c: from its modifiers */
 int tr_fast_straight(const struct ptx_func *fn);
 int tr_lockstep_wide(const struct tr *t, uint32_t entry);
 void tr_fast_locals(struct tr *t, struct tr_sym *s);
