@@ -316,10 +316,12 @@ static void guard_free(struct tr *t, struct strbuf *pre, struct strbuf *cond,
 
 	for (k = 0; k < g->nins && tr_shape_warp(t->shape); k++) {
 		const struct ptx_insn *in = g->ins[k];
+		const struct tr_sym *p = in->guard ? tr_lookup(t, in->guard) : NULL;
 		int v = !in->guard_neg;
 
-		if (!varies(t, in->guard) || names_has(&done, in->guard) ||
-		    written_in_loop(g, in->guard))
+		/* a guard that names no predicate register fails its instruction */
+		if (!p || p->kind != TK_REG || p->type != PTX_T_PRED || !varies(t, in->guard) ||
+		    names_has(&done, in->guard) || written_in_loop(g, in->guard))
 			continue;
 		tr_names_add(&done, in->guard);
 		for (h = 0; h < tr_shape_parts(t->shape); h++) {
