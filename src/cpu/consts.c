@@ -5,8 +5,11 @@
  * %r44|%p5, %r15, %r42, %r41, %r43"), the zero a selp picks.  In lockstep
  * each such register is a row of 32 equal values that the C compiler
  * cannot see through, so a shuffle by a known distance is computed lane by
- * lane as if the distance were any.  A register whose one and only write
- * in its function is an unguarded mov of an immediate holds that value
+ * lane as if the distance were any; the shared array's address that a
+ * shared-memory histogram adds to every bin's offset is a row the C
+ * compiler loads again for every add.  A register whose one and only write
+ * in its function is an unguarded mov of an immediate (or of a variable's
+ * address) holds that value
  * wherever a read of it is defined (a read before the write is undefined
  * in PTX), so its reads can be the immediate itself (tr_src).
  *
@@ -51,14 +54,16 @@ static enum ptx_type mov_type(const struct ptx_insn *in)
 	return in->nmods == 1 ? ptx_type_from_mod(in->mods[0]) : PTX_T_NONE;
 }
 
-/* Whether in sets one plain register to an immediate, always. */
+/* Whether in sets one plain register to an immediate or a symbol's
+ * address, always (which symbols' addresses are constants the reader
+ * decides: translate_operand.c takes shared and global variables'). */
 static int sets_constant(const struct ptx_insn *in)
 {
 	const struct ptx_operand *d = &in->ops[0], *s = &in->ops[1];
 
 	return !strcmp(in->opcode, "mov") && !in->guard && in->nops == 2 &&
 		d->kind == PTX_OP_REG && !d->component && !d->pair &&
-		(s->kind == PTX_OP_IMM || s->kind == PTX_OP_FIMM) &&
+		(s->kind == PTX_OP_IMM || s->kind == PTX_OP_FIMM || s->kind == PTX_OP_SYM) &&
 		mov_type(in) != PTX_T_NONE && mov_type(in) != PTX_T_PRED;
 }
 

@@ -104,7 +104,7 @@ static int emit_shfl_group(struct tr *t, const struct ptx_insn *in, int mode, co
 	at = t->code.len;
 	if (!from_rows) {
 		sb_addf(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++)\n"
-			"\t\t\tsv_[AG_G * @P + l] = %s;\n", a);
+			"\t\t\tsv_[AG_G * @H + l] = %s;\n", a);
 		tr_group_parts(t, at, 2);
 	}
 	if (same) {
@@ -122,10 +122,10 @@ static int emit_shfl_group(struct tr *t, const struct ptx_insn *in, int mode, co
 		at = t->code.len;
 		sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++) {\n\t\t\t");
 		if (!same)
-			sb_addf(&t->code, "unsigned j_ = ag_shfl_src(%d, (int)(AG_G * @P + l), %s, %s, "
-				"&k_[AG_G * @P + l]);\n\t\t\td_[AG_G * @P + l] = sv_[j_];\n\t\t\t",
+			sb_addf(&t->code, "unsigned j_ = ag_shfl_src(%d, (int)(AG_G * @H + l), %s, %s, "
+				"&k_[AG_G * @H + l]);\n\t\t\td_[AG_G * @H + l] = sv_[j_];\n\t\t\t",
 				mode, b, c);
-		if (shfl_dst(t, in, "d_[AG_G * @P + l]", "k_[AG_G * @P + l]"))
+		if (shfl_dst(t, in, "d_[AG_G * @H + l]", "k_[AG_G * @H + l]"))
 			goto out;
 		sb_adds(&t->code, "\t\t}\n");
 		tr_group_parts(t, at, 2);
@@ -443,7 +443,7 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 
 	if (t->shape && !strcmp(o->name, "%laneid") && !c) {
 		/* a call that runs a warp: part h holds its lanes 16h.. */
-		sb_adds(sb, "(uint32_t)(AG_G * @P + l)");
+		sb_adds(sb, "(uint32_t)(AG_G * @H + l)");
 		*ty = PTX_T_U32;
 		return 0;
 	}

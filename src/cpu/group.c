@@ -38,6 +38,7 @@
  * (each_part), so that the two parts' chains of dependent instructions
  * run side by side in one loop over the lanes.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,7 @@ struct tr_group {
 				 * loop of its own (one_address) */
 	int hoist;              /* the instruction being emitted goes before
 				 * the open loop, in a loop of its own */
+	int parts_open;         /* a loop over the parts is open (open_parts) */
 	size_t at;              /* where its code starts in t->code */
 	struct strbuf kept;     /* the fields of struct ag_gsN: what barriers keep */
 	struct tr_names kept_names;
@@ -144,7 +146,8 @@ static int touches(const struct tr_names *s, const struct ptx_insn *in, int dest
  * one thread, 38 -> 32.5 ms). */
 static const char *row_ctype(const struct tr *t, enum ptx_type ty)
 {
-	return ty == PTX_T_PRED && tr_shape_warp(t->shape) ? "uint32_t" : tr_ctype(ty);
+	return ty == PTX_T_PRED && (tr_shape_warp(t->shape) || tr_shape_looped(t->shape)) ?
+		"uint32_t" : tr_ctype(ty);
 }
 
 static int varies(const struct tr *t, const char *reg)
@@ -236,12 +239,17 @@ static void localize(struct tr *t)
 		if (!s || s->kind != TK_REG || !s->local || !varies(t, reg) ||
 		    n != mentions_in(t, reg))
 			continue;
-		for (h = 0; h < parts; h++) {
+		for (h = 0; h < (tr_shape_looped(t->shape) ? 1 : parts); h++) {
 			struct strbuf row = STRBUF_INIT, one = STRBUF_INIT;
 
 			tr_local_name(s, tr_reg_index(s, reg), &row);
-			sb_addf(&one, "%sp%u_s", row.buf, h);
-			sb_addf(&row, "p%u[l]", h);
+			if (tr_shape_looped(t->shape)) {
+				sb_addf(&one, "%sp_s", row.buf);
+				sb_adds(&row, "p[h][l]");
+			} else {
+				sb_addf(&one, "%sp%u_s", row.buf, h);
+				sb_addf(&row, "p%u[l]", h);
+			}
 			replace_from(&t->code, g->body, row.buf, one.buf);
 			sb_addf(&decl, "\t\t%s %s = 0;\n", row_ctype(t, s->type), one.buf);
 			sb_free(&row);
@@ -266,7 +274,7 @@ static void localize(struct tr *t)
  * whose guarded loads and stores it lets run whole (guard_free). */
 static int full_forms(const struct tr *t)
 {
-	return !(t->fi[t->fidx].flags & AG_KF_BARRIER) || tr_shape_warp(t->shape);
+	return !(t->fi[t->fidx].flags & AG_KF_BARRIER) || tr_shape_warp(t->shape) || (tr_shape_looped(t->shape) && getenv("XF"));
 }
 
 /* The C name of part h's row of register reg ("r0_3p1"). */
@@ -353,6 +361,91 @@ static void guard_free(struct tr *t, struct strbuf *pre, struct strbuf *cond,
 #define LOOP_HEAD "#pragma GCC ivdep\n#pragma GCC unroll 1\n" \
 	"\t\tfor (size_t l = 0; l < AG_G; l++) {\n"
 
+/* Whether text[i..] is a part's value of a register read in a call whose
+ * parts are looped over, "r3_17p[h]" not followed by a lane's "[l]"; *at:
+ * where its name starts. */
+static int part_read(const char *text, size_t i, size_t *at)
+{
+	size_t k = i;
+
+	if (strncmp(text + i, "p[h]", 4) || text[i + 4] == '[')
+		return 0;
+	while (k > 0 && (isalnum((unsigned char)text[k - 1]) || text[k - 1] == '_'))
+		k--;
+	*at = k;
+	return k < i && !isdigit((unsigned char)text[k]);
+}
+
+/* Replaces every read part_read finds of the part's value old (r3_17p[h])
+ * in t->code from offset from on with new. */
+static void replace_reads(struct tr *t, size_t from, const char *old, const char *new)
+{
+	size_t n = strlen(old), k;
+	char *tail = xstrdup(t->code.buf + from);
+	const char *p = tail, *q = tail;
+
+	sb_truncate(&t->code, from);
+	while ((q = strstr(q, old))) {
+		if (part_read(tail, (size_t)(q - tail) + n - 4, &k) && tail + k == q) {
+			sb_add(&t->code, p, (size_t)(q - p));
+			sb_adds(&t->code, new);
+			p = q + n;
+		}
+		q += n;
+	}
+	sb_adds(&t->code, p);
+	free(tail);
+}
+
+/*
+ * In a call whose parts are looped over, the values of the part that the
+ * loop over the lanes just closed reads are locals of the loop over the
+ * parts, r3_17p_h = r3_17p[h], read before the loop over the lanes: read
+ * as elements of the arrays, a shared-memory address of the tiled SGEMM's
+ * products was no address GCC could make vector code of (68 against 20
+ * ms, one thread).  Nothing in a loop over the lanes writes them.
+ */
+static void part_locals(struct tr *t)
+{
+	struct tr_group *g = grp(t);
+	struct strbuf decl = STRBUF_INIT, name = STRBUF_INIT, rest = STRBUF_INIT;
+	struct tr_names seen = { 0 };
+	size_t i, k;
+
+	for (i = g->body; i + 4 < t->code.len; i++) {
+		if (!part_read(t->code.buf, i, &k))
+			continue;
+		sb_reset(&name);
+		sb_add(&name, t->code.buf + k, i + 1 - k);
+		if (!names_has(&seen, name.buf)) {
+			tr_names_add(&seen, sb_detach(&name));
+			sb_addf(&decl, "\t\tconst __typeof__(%s[0]) %s_h = %s[h];\n",
+				seen.v[seen.n - 1], seen.v[seen.n - 1], seen.v[seen.n - 1]);
+		}
+	}
+	for (i = 0; i < seen.n; i++) {
+		sb_reset(&name);
+		sb_addf(&name, "%s_h", seen.v[i]);
+		sb_reset(&rest);
+		sb_addf(&rest, "%s[h]", seen.v[i]);
+		replace_reads(t, g->body, rest.buf, name.buf);
+		free((char *)seen.v[i]);
+	}
+	if (decl.len) {
+		sb_reset(&rest);
+		sb_add(&rest, t->code.buf + g->head, t->code.len - g->head);
+		sb_truncate(&t->code, g->head);
+		sb_add(&t->code, decl.buf, decl.len);
+		sb_add(&t->code, rest.buf, rest.len);
+		g->body += decl.len;
+	}
+	free(seen.v);
+	sb_free(&decl);
+	sb_free(&name);
+	sb_free(&rest);
+}
+
+
 /* The loop just closed twice: for calls whose every lane of every part
  * runs (full, found again wherever the masks change, which is never
  * inside a loop), without the masks: GCC then loads and stores whole
@@ -361,7 +454,7 @@ static void guard_free(struct tr *t, struct strbuf *pre, struct strbuf *cond,
 static void full_form(struct tr *t)
 {
 	struct tr_group *g = grp(t);
-	size_t at = g->body - strlen(LOOP_HEAD), n = t->code.len - at;
+	size_t at = g->head, n = t->code.len - at;
 	char *loop = xmalloc(n + 1);
 	struct strbuf pre = STRBUF_INIT, cond = STRBUF_INIT;
 	struct tr_names rows = { 0 }, consts = { 0 };
@@ -380,7 +473,7 @@ static void full_form(struct tr *t)
 		char mask[32];
 
 		snprintf(mask, sizeof(mask), "m[%u][l]", h);
-		replace_from(&t->code, at, mask, "1u");
+		replace_from(&t->code, at, tr_shape_looped(t->shape) ? "m[h][l]" : mask, "1u");
 	}
 	for (h = 0; h < rows.n; h++) {
 		replace_from(&t->code, at, rows.v[h], consts.v[h]);
@@ -397,13 +490,15 @@ static void full_form(struct tr *t)
 }
 
 /* Closes the open loop over the lanes; what was to run after it follows. */
-void tr_group_close(struct tr *t)
+static void close_lanes(struct tr *t)
 {
 	struct tr_group *g = grp(t);
 
 	if (!g->open)
 		return;
 	localize(t);
+	if (tr_shape_looped(t->shape))
+		part_locals(t);
 	sb_adds(&t->code, "\t\t}\n");
 	if (full_forms(t))
 		full_form(t);
@@ -417,6 +512,41 @@ void tr_group_close(struct tr *t)
 	g->after_use.n = g->after_def.n = 0;
 	g->fresh.n = g->stale.n = 0;
 	g->nins = 0;
+}
+
+/* Closes the open loop over the lanes and, in a call whose parts are
+ * looped over, the loop over the parts (open_parts): at the end of a
+ * basic block and before its branch, barrier or exit. */
+void tr_group_close(struct tr *t)
+{
+	struct tr_group *g = grp(t);
+
+	close_lanes(t);
+	if (g->parts_open)
+		sb_adds(&t->code, "\t\t}\n");
+	g->parts_open = 0;
+}
+
+/*
+ * In a call whose parts are looped over, the instructions of a basic
+ * block up to its branch, barrier or exit run in one loop over the parts,
+ * each part's from the first to the last before the next part's (the
+ * parts' groups are as separate as the groups of a round, to which a
+ * barrier gives the same order).  What runs once for a part stays in C
+ * locals of the loop's body, and the chains of dependent instructions of
+ * a loop over the lanes of one part run beside the next part's as far as
+ * the core looks ahead: the tiled SGEMM's products, one chain of sixteen
+ * per tile and part, ... .
+ */
+static void open_parts(struct tr *t)
+{
+	struct tr_group *g = grp(t);
+
+	if (!tr_shape_looped(t->shape) || g->parts_open)
+		return;
+	sb_addf(&t->code, "\t\tfor (size_t h = 0; h < %u; h++) {\n"
+		"\t\tif (!on[h])\n\t\t\tcontinue;\n", tr_shape_parts(t->shape));
+	g->parts_open = 1;
 }
 
 /* Whether in writes memory or orders what other threads see of it. */
@@ -566,6 +696,7 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 	int64_t c;
 	int is_signed, alone;
 
+	open_parts(t);
 	g->lanes = has_effect(in) || varies(t, in->guard);
 	g->ntmp = 0;
 	g->widens = 0;
@@ -581,7 +712,7 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 			struct strbuf base = STRBUF_INIT;
 
 			tr_reg_lvalue(t, in->ops[op].name, &base);
-			sb_addf(&t->code, "\t\tif (on[@P] && !ag_%cx_ok(%s, INT64_C(%" PRId64 "), AG_G))\n"
+			sb_addf(&t->code, "\t\tif (on[@H] && !ag_%cx_ok(%s, INT64_C(%" PRId64 "), AG_G))\n"
 				"\t\t\treturn 0;\n", is_signed ? 's' : 'z', base.buf, c);
 			sb_free(&base);
 			g->widens = 1;
@@ -594,7 +725,7 @@ void tr_group_begin(struct tr *t, const struct ptx_insn *in)
 	alone = tr_shape_warp(t->shape) && one_address(t, in);
 	if (g->open && ((g->after.len && (has_effect(in) || touches(&g->after_def, in, 0))) ||
 			split_before(t, in, alone)))
-		tr_group_close(t);
+		close_lanes(t);
 	g->alone = alone;
 	if (!g->open) {
 		g->head = t->code.len;
@@ -627,15 +758,21 @@ static int feeds_loop(const struct tr_group *g, const struct ptx_insn *in)
 }
 
 
-/* Appends text n bytes long for part h of the call: "@P" in it becomes
- * the part's number, in its registers' names (r3_17p0) and its mask m[0]. */
+/* Appends text n bytes long for part h of the call: "@P" in it, after a
+ * register's name, and "@H", an index (m[@H]), become the part's number
+ * (r3_17p0, m[0]); in a loop over the parts, its element and its
+ * variable (r3_17p[h], m[h]). */
 static void put_part(struct tr *t, const char *text, size_t n, uint32_t h)
 {
+	int looped = tr_shape_looped(t->shape);
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (text[i] == '@' && i + 1 < n && text[i + 1] == 'P') {
-			sb_addf(&t->code, "%u", h);
+		if (text[i] == '@' && i + 1 < n && (text[i + 1] == 'P' || text[i + 1] == 'H')) {
+			if (!looped)
+				sb_addf(&t->code, "%u", h);
+			else
+				sb_adds(&t->code, text[i + 1] == 'P' ? "[h]" : "h");
 			i++;
 		} else {
 			sb_add(&t->code, &text[i], 1);
@@ -649,17 +786,23 @@ static void put_part(struct tr *t, const char *text, size_t n, uint32_t h)
  * vector code of the loop over the lanes, and with each part's registers
  * in C locals of their own (an array of the parts' values, its address
  * taken, stays in memory); each part's chain of dependent instructions
- * runs beside the other's. */
+ * runs beside the other's.  In a call whose parts are looped over, once,
+ * in a loop of its own outside the one open_parts opens. */
 void tr_group_parts(struct tr *t, size_t from, uint32_t parts)
 {
 	size_t n = t->code.len - from;
 	uint32_t h;
 	char *text = xmalloc(n + 1);
+	int wrap = tr_shape_looped(t->shape) && !grp(t)->parts_open;
 
 	memcpy(text, t->code.buf + from, n);
 	sb_truncate(&t->code, from);
-	for (h = 0; h < parts; h++)
+	if (wrap)
+		sb_addf(&t->code, "\t\tfor (size_t h = 0; h < %u; h++) {\n", parts);
+	for (h = 0; h < (tr_shape_looped(t->shape) ? 1 : parts); h++)
 		put_part(t, text, n, h);
+	if (wrap)
+		sb_adds(&t->code, "\t\t}\n");
 	free(text);
 }
 
@@ -713,7 +856,7 @@ void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from)
 
 		memcpy(text, t->code.buf + from, n);
 		sb_truncate(&t->code, from);
-		tr_group_close(t);
+		close_lanes(t);
 		sb_add(&t->code, text, n);
 		free(text);
 		return;
@@ -751,7 +894,7 @@ void tr_group_lanes_begin(struct tr *t, const struct ptx_insn *in)
 			sb_adds(&t->code, ";");
 		}
 		g->copies = 1;
-		sb_adds(&t->code, " if (m[@P][l]");
+		sb_adds(&t->code, " if (m[@H][l]");
 		if (in && in->guard)
 			sb_adds(&t->code, " & ");
 	}
@@ -789,6 +932,38 @@ static int tr_group_tmp(const struct tr *t, const char *name)
 	return -1;
 }
 
+/* How many C locals a register has: one per part written out, one for
+ * all the parts looped over (local_part names them). */
+static uint32_t local_count(const struct tr *t)
+{
+	return tr_shape_looped(t->shape) ? 1 : tr_shape_parts(t->shape);
+}
+
+/* The C local of part h (of local_count) of the register whose C name is
+ * cname: r3_17p1; looped over, r3_17p, an array of the parts' values. */
+static void local_part(const struct tr *t, const char *cname, uint32_t h, struct strbuf *sb)
+{
+	if (tr_shape_looped(t->shape))
+		sb_addf(sb, "%sp", cname);
+	else
+		sb_addf(sb, "%sp%u", cname, h);
+}
+
+/* Declarations of a register's C locals, rows of AG_G values if vary. */
+static void local_decls(const struct tr *t, enum ptx_type ty, const char *cname, int vary,
+			struct strbuf *sb)
+{
+	uint32_t h;
+
+	for (h = 0; h < local_count(t); h++) {
+		sb_addf(sb, "\t%s ", row_ctype(t, ty));
+		local_part(t, cname, h, sb);
+		if (tr_shape_looped(t->shape))
+			sb_addf(sb, "[%u]", tr_shape_parts(t->shape));
+		sb_adds(sb, vary ? "[AG_G];\n" : ";\n");
+	}
+}
+
 /* Copies of the registers live after barrier k between the call's
  * locals and its slot G (save: into G), each part's; each a field of G
  * (kept).  Varying registers that live across a barrier are in G already
@@ -796,7 +971,7 @@ static int tr_group_tmp(const struct tr *t, const char *name)
 static void keep_live(struct tr *t, uint32_t k, int save)
 {
 	struct tr_group *g = grp(t);
-	uint32_t r, i, h, parts = tr_shape_parts(t->shape);
+	uint32_t r, i, h;
 
 	for (r = 0; r < t->nregs; r++) {
 		const struct tr_sym *s = &t->regs[r];
@@ -808,15 +983,17 @@ static void keep_live(struct tr *t, uint32_t k, int save)
 			tr_local_name(s, i, &c);
 			if (!tr_live_after(tr_liveness(t), k, name.buf) || names_has(&g->slotted, c.buf))
 				goto next;
-			for (h = 0; h < parts; h++)
-				sb_addf(&t->code, save ? "\t\tmemcpy(&G->%sp%u, &%sp%u, sizeof(%sp%u));\n" :
-					"\t\tmemcpy(&%sp%u, &G->%sp%u, sizeof(%sp%u));\n", c.buf, h, c.buf,
-					h, c.buf, h);
+			for (h = 0; h < local_count(t); h++) {
+				struct strbuf v = STRBUF_INIT;
+
+				local_part(t, c.buf, h, &v);
+				sb_addf(&t->code, save ? "\t\tmemcpy(&G->%s, &%s, sizeof(%s));\n" :
+					"\t\tmemcpy(&%s, &G->%s, sizeof(%s));\n", v.buf, v.buf, v.buf);
+				sb_free(&v);
+			}
 			if (names_has(&g->kept_names, c.buf))
 				goto next;
-			for (h = 0; h < parts; h++)
-				sb_addf(&g->kept, "\t%s %sp%u%s;\n", row_ctype(t, s->type), c.buf, h,
-					varies(t, name.buf) ? "[AG_G]" : "");
+			local_decls(t, s->type, c.buf, varies(t, name.buf), &g->kept);
 			tr_names_add(&g->kept_names, sb_detach(&c));
 next:
 			sb_free(&name);
@@ -866,13 +1043,16 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 	if (in->guard && (varies(t, in->guard) || !bra)) {
 		size_t at = t->code.len;
 
-		sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++)\n\t\t\tm[@P][l] &= !(");
+		sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++)\n\t\t\tm[@H][l] &= !(");
 		tr_guard(t, in, &t->code);
-		sb_adds(&t->code, ");\n\t\ton[@P] = ag_gany(m[@P], AG_G);\n");
+		sb_adds(&t->code, ");\n\t\ton[@H] = ag_gany(m[@H], AG_G);\n");
 		each_part(t, at);
 		sb_addf(&t->code, "\t\tif (!ag_gany(on, %u))\n\t\t\treturn 1;\n",
 			tr_shape_parts(t->shape));
-		if (full_forms(t))
+		if (full_forms(t) && tr_shape_looped(t->shape))
+			sb_addf(&t->code, "\t\tfull = ag_gfull_on(m, on, %u);\n",
+				tr_shape_parts(t->shape));
+		else if (full_forms(t))
 			sb_addf(&t->code, "\t\tfull = ag_gfull(&m[0][0], %u * AG_G);\n",
 				tr_shape_parts(t->shape));
 		return 0;
@@ -885,13 +1065,18 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 		return 0;
 	}
 	/* a uniform predicate, the same in every part that has not left: the
-	 * first one's, "on[0] ? p0 : on[1] ? p1 : ... p(n-1)" */
+	 * first one's, "on[0] ? p0 : on[1] ? p1 : ... p(n-1)", or looped over,
+	 * the one of part ag_gfirst */
 	{
 		struct strbuf g = STRBUF_INIT;
-		uint32_t h, parts = tr_shape_parts(t->shape);
+		uint32_t h, parts = tr_shape_looped(t->shape) ? 1 : tr_shape_parts(t->shape);
 
 		tr_guard(t, in, &g);
-		sb_adds(&t->code, "\t\t{ const size_t l = 0; (void)l; if (");
+		if (tr_shape_looped(t->shape))
+			sb_addf(&t->code, "\t\t{ const size_t l = 0, h = ag_gfirst(on, %u); (void)l; if (",
+				tr_shape_parts(t->shape));
+		else
+			sb_adds(&t->code, "\t\t{ const size_t l = 0; (void)l; if (");
 		for (h = 0; h < parts; h++) {
 			if (h + 1 < parts)
 				sb_addf(&t->code, "on[%u] ? ", h);
@@ -940,17 +1125,19 @@ void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i)
 	tr_ptx_name(s, i, &name);
 	tr_local_name(s, i, &c);
 	vary = varies(t, name.buf);
-	slot = tr_shape_warp(t->shape) && vary &&
+	slot = ((tr_shape_warp(t->shape) && vary) || tr_shape_looped(t->shape)) &&
 		kept_across(t, name.buf);
-	for (h = 0; h < tr_shape_parts(t->shape); h++) {
-		if (slot) {
-			sb_addf(&g->kept, "\t%s %sp%u[AG_G];\n", row_ctype(t, s->type), c.buf, h);
-			sb_addf(&t->locals, "\t%s *const restrict %sp%u = G->%sp%u;\n",
-				row_ctype(t, s->type), c.buf, h, c.buf, h);
-		} else {
-			sb_addf(&t->locals, "\t%s %sp%u%s;\n", row_ctype(t, s->type), c.buf, h,
-				vary ? "[AG_G]" : "");
-		}
+	if (!slot)
+		local_decls(t, s->type, c.buf, vary, &t->locals);
+	if (slot && tr_shape_looped(t->shape)) {
+		local_decls(t, s->type, c.buf, vary, &g->kept);
+		sb_addf(&t->locals, "\t%s (*const restrict %sp)%s = G->%sp;\n", row_ctype(t, s->type),
+			c.buf, vary ? "[AG_G]" : "", c.buf);
+	}
+	for (h = 0; slot && !tr_shape_looped(t->shape) && h < tr_shape_parts(t->shape); h++) {
+		sb_addf(&g->kept, "\t%s %sp%u[AG_G];\n", row_ctype(t, s->type), c.buf, h);
+		sb_addf(&t->locals, "\t%s *const restrict %sp%u = G->%sp%u;\n",
+			row_ctype(t, s->type), c.buf, h, c.buf, h);
 	}
 	if (slot) {
 		tr_names_add(&g->kept_names, xstrdup(c.buf));
@@ -1023,8 +1210,9 @@ int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name
 void tr_group_address(const struct tr *t, const struct ptx_insn *in, const char *addr,
 		      struct strbuf *sb)
 {
-	if (t->shape && t->grp && !t->grp->lanes && tr_is_load(in) && tr_shape_parts(t->shape) > 1)
-		sb_addf(sb, "(on[@P] ? (%s) : (unsigned char *)ag_gzero)", addr);
+	if (t->shape && t->grp && !t->grp->lanes && tr_is_load(in) && tr_shape_parts(t->shape) > 1 &&
+	    !tr_shape_looped(t->shape))
+		sb_addf(sb, "(on[@H] ? (%s) : (unsigned char *)ag_gzero)", addr);
 	else
 		sb_adds(sb, addr);
 }
@@ -1047,9 +1235,14 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 
 	/* each part's threadIdx in locals: through the pointers, every store
 	 * might change them */
-	for (k = 0; k < parts; k++)
+	for (k = 0; k < (tr_shape_looped(t->shape) ? 0 : parts); k++)
 		sb_addf(&tids, "\tconst uint32_t ag_tid0p%u = px[%u], ag_tid1p%u = py[%u], "
 			"ag_tid2p%u = pz[%u];\n", k, k, k, k, k, k);
+	if (tr_shape_looped(t->shape))
+		sb_addf(&tids, "\tuint32_t ag_tid0p[%u], ag_tid1p[%u], ag_tid2p[%u];\n"
+			"\tmemcpy(ag_tid0p, px, sizeof(ag_tid0p));\n"
+			"\tmemcpy(ag_tid1p, py, sizeof(ag_tid1p));\n"
+			"\tmemcpy(ag_tid2p, pz, sizeof(ag_tid2p));\n", parts, parts, parts);
 	sb_adds(&tids, t->locals.buf ? t->locals.buf : "");
 	sb_addf(out, "/* .entry %s, %u x AG_G threads at a time (group.c) */\n"
 		"enum { AG_PARTS%u = %u };\n\n"
@@ -1082,7 +1275,8 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\t\tfor (size_t l = 0; l < AG_G; l++)\n"
 		"\t\t\tm[h][l] = px[h] + l < nx;\n"
 		"\t\ton[h] = px[h] < nx;\n"
-		"\t\tfull &= px[h] + AG_G <= nx;\n\t}\n"
-		"%s\treturn 1;\n}\n\n", parts, t->code.buf ? t->code.buf : "");
+		"\t\tfull &= %spx[h] + AG_G <= nx;\n\t}\n"
+		"%s\treturn 1;\n}\n\n", parts, tr_shape_looped(t->shape) ? "px[h] >= nx || " : "",
+		t->code.buf ? t->code.buf : "");
 	sb_free(&tids);
 }

@@ -50,6 +50,8 @@
 /* Constant multipliers past this are left varying: c * lane must stay far
  * from overflowing 64 bits. */
 #define SHAPE_MAX_C (INT64_C(1) << 24)
+/* How many row groups a call of a kernel with barriers runs (count_parts). */
+#define SHAPE_LOOPED 8
 
 struct val {
 	uint8_t k;              /* TR_SHAPE_NONE (not known yet), U, L, V */
@@ -78,6 +80,7 @@ struct tr_shape {
 	struct shape_reg *v;    /* every register written, sorted by name */
 	uint32_t n;
 	uint32_t parts;         /* row groups run together (tr_shape_parts) */
+	int looped;             /* in a loop over them (tr_shape_looped) */
 	int warp;               /* a call runs one warp (tr_shape_scan) */
 	struct shape_widen *w;  /* the widenings that test the wrap */
 	uint32_t nw;
@@ -668,26 +671,56 @@ static int row_operand(const struct tr_shape *s, const struct ptx_operand *o)
 	return o->pair && row_operand(s, o->pair);
 }
 
+/* Whether a loop of the kernel has no barrier in it (a branch back whose
+ * way from its target holds none). */
+static int loop_between_barriers(const struct tr_flow *f)
+{
+	uint32_t i, k;
+	int barrier;
+
+	for (i = 0; i < f->n; i++) {
+		if (strcmp(f->ins[i]->opcode, "bra") || f->jump[i] > i)
+			continue;
+		for (k = f->jump[i], barrier = 0; k <= i && !barrier; k++)
+			barrier = tr_is_barrier(f->ins[k]);
+		if (!barrier)
+			return 1;
+	}
+	return 0;
+}
+
 /*
- * How many row groups one call of the group function runs (group.c): two,
- * a vector chain each, unless a branch on a uniform predicate might go
- * one way in one row of the block and the other way in the next (its
- * predicate is made, through any instruction, from %tid.y or %tid.z):
+ * How many row groups one call of the group function runs (group.c), and
+ * whether in a loop over them.  One when a branch on a uniform predicate
+ * might go one way in one row of the block and the other way in the next
+ * (its predicate is made, through any instruction, from %tid.y or %tid.z):
  * the two would not take the same path.  (A branch on a varying one only
- * takes lanes out of the mask.)  Kernels with barriers run one: two made
- * tiled SGEMM 1.5 to 2 times slower and n-body 3 times, measured side by
- * side (one thread: 44-72 ms against 27-35, 69-75 against 23-27).
+ * takes lanes out of the mask.)  Else two, a vector chain each, written
+ * out side by side; with barriers SHAPE_LOOPED, in a loop over the parts
+ * (group.c, open_parts).  Written out, two made tiled SGEMM 1.5 to 2 times
+ * slower than one and n-body 3 times (one thread: 44-72 ms against 27-35,
+ * 69-75 against 23-27): GCC made no vector code of the parts' loads of a
+ * tile.  Looped over, eight made tiled SGEMM's 14.5 ms 10.5-11.5, and
+ * n-body's 22 ms 24.7, whose sums, kept through its loop over a tile
+ * between two barriers in registers by a call of one part, went to memory
+ * and back at each turn of it: a kernel with such a loop runs one.
  */
-static uint32_t count_parts(const struct tr_shape *s, const struct tr_flow *f)
+static void count_parts(struct tr_shape *s, const struct tr_flow *f)
 {
 	uint32_t i;
+	int barriers = 0;
 
+	s->parts = 2;
 	if (s->warp)
-		return 2;
+		return;
 	for (i = 0; i < f->n; i++)
-		if (tr_is_barrier(f->ins[i]))
-			return 1;
-	return row_branch(s, f, 1) ? 1 : 2;
+		barriers |= tr_is_barrier(f->ins[i]);
+	if (row_branch(s, f, 1) || (barriers && loop_between_barriers(f))) {
+		s->parts = 1;
+	} else if (barriers) {
+		s->parts = SHAPE_LOOPED;
+		s->looped = 1;
+	}
 }
 
 /* The registers made, through any instruction, from %tid.y or %tid.z:
@@ -742,7 +775,7 @@ struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts
 		tr_shape_free(s);
 		s = NULL;
 	} else {
-		s->parts = count_parts(s, &f);
+		count_parts(s, &f);
 	}
 	free(dirty);
 	tr_flow_free(&f);
@@ -776,6 +809,11 @@ int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t
 uint32_t tr_shape_parts(const struct tr_shape *s)
 {
 	return s ? s->parts : 1;
+}
+
+int tr_shape_looped(const struct tr_shape *s)
+{
+	return s && s->looped;
 }
 
 int tr_shape_warp(const struct tr_shape *s)

@@ -450,7 +450,8 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
  * tr_shape_scan: NULL when the kernel has no group translation;
  * tr_shape_widen: in widens a linear 32-bit operand (its index *op, its
  * step *c) whose lanes must not cross the wrap; tr_shape_parts: how many
- * row groups a call runs together.  With warp, a call runs one warp, two
+ * row groups a call runs together, tr_shape_looped: whether in a loop over
+ * them (else written out).  With warp, a call runs one warp, two
  * row groups of a row whose width is a multiple of 32, and may shuffle. */
 enum { TR_SHAPE_NONE, TR_SHAPE_U, TR_SHAPE_L, TR_SHAPE_V };
 struct tr_shape;
@@ -459,6 +460,7 @@ int tr_shape_reg(const struct tr_shape *s, const char *reg, int64_t *c);
 int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t *op, int64_t *c,
 		   int *is_signed);
 uint32_t tr_shape_parts(const struct tr_shape *s);
+int tr_shape_looped(const struct tr_shape *s);
 int tr_shape_warp(const struct tr_shape *s);
 void tr_shape_free(struct tr_shape *s);
 

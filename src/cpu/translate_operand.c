@@ -224,6 +224,15 @@ static int sym_value(struct tr *t, const struct ptx_insn *in, const struct tr_sy
 	}
 }
 
+/* Whether symbol name's address is one number for the whole launch, the
+ * same in every lane and every function (a shared or global variable's). */
+static int fixed_address(struct tr *t, const char *name)
+{
+	const struct tr_sym *s = tr_lookup(t, name);
+
+	return s && (s->kind == TK_SHARED || s->kind == TK_GVAR);
+}
+
 /* The value of a register that only ever holds one constant (consts.c),
  * in its storage type: 1 when it is one, 0 when not, -1 on error. */
 static int const_value(struct tr *t, const struct ptx_operand *o, const struct tr_sym *s,
@@ -234,6 +243,8 @@ static int const_value(struct tr *t, const struct ptx_operand *o, const struct t
 	enum ptx_type ty;
 
 	if (o->component || !(def = tr_const_def(t->consts, o->name, &ty)))
+		return 0;
+	if (def->ops[1].kind == PTX_OP_SYM && !fixed_address(t, def->ops[1].name))
 		return 0;
 	if (tr_src(t, def, &def->ops[1], ty, &v)) {
 		sb_free(&v);

@@ -1021,6 +1021,15 @@ AG_INLINE int ag_gany(const uint32_t *m, size_t n)
 	return any != 0;
 }
 
+/* The first of n parts of a call that has lanes left (on), or 0. */
+AG_INLINE size_t ag_gfirst(const uint32_t *on, size_t n)
+{
+	for (size_t h = 0; h < n; h++)
+		if (on[h])
+			return h;
+	return 0;
+}
+
 /* Whether all n lanes of masks m run. */
 AG_INLINE int ag_gfull(const uint32_t *m, size_t n)
 {
@@ -1029,6 +1038,16 @@ AG_INLINE int ag_gfull(const uint32_t *m, size_t n)
 	for (size_t l = 0; l < n; l++)
 		all &= m[l];
 	return all;
+}
+
+/* Whether each of n parts that has lanes left (on) runs all its lanes:
+ * a call that loops over its parts skips the others (group.c). */
+AG_INLINE int ag_gfull_on(const uint32_t (*m)[AG_G], const uint32_t *on, size_t n)
+{
+	for (size_t h = 0; h < n; h++)
+		if (on[h] && !ag_gfull(m[h], AG_G))
+			return 0;
+	return 1;
 }
 
 /* How far on a warp call asks for the lines of its global loads and
