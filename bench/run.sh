@@ -15,7 +15,8 @@
 #
 # --check   small sizes, one untimed run per side, results compared only
 #           (what the test suite may call; no timing thresholds anywhere)
-# --runs N  processes per side and kernel (3); the median of their medians
+# --runs N  processes per side and kernel (3), the two sides in turn; the
+#           median of their medians
 # --reps N  timed repetitions per process after its warm-up (3)
 #
 # Environment: ANYGPU_BUILD (the build directory, default build/), BENCH_OUT
@@ -197,37 +198,49 @@ if [ "$mode" = check ] && [ -n "$anygpu_missing" ]; then
 fi
 rm -rf "$cache"
 
-# One side of one kernel: --runs processes (one in --check); the first
-# writes the result.  On anygpu the first process is also the cold one (empty cache):
-# its extra wall time over the warm ones is the module's compile time.
-measure() {
-	local side=$1 k=$2 i rc meds=() walls=() cold=0 size=()
+# Process i of one side of one kernel: the first writes the result; on
+# anygpu it is also the cold one (empty cache), whose extra wall time over
+# the warm ones is the module's compile time.  Its median goes to
+# meds_SIDE, its wall time (warm ones) to walls.
+measure_one() {
+	local side=$1 k=$2 i=$3 rc=0 size=()
+	local -n meds=meds_$side
 	[ "$mode" = check ] && size=(-s)
-	for (( i = 0; i < runs; i++ )); do
-		rc=0
-		if [ "$i" = 0 ]; then
-			run "$side" "$k" "${size[@]}" -r "$reps" -o "$out/res/$k.$side" || rc=$?
-			cold=$wall_ms
-			[ "$side" = cuda ] && compile[$k]=$(compile_ms)
-		else
-			run "$side" "$k" "${size[@]}" -r "$reps" || rc=$?
-			walls+=("$wall_ms")
-		fi
-		if [ "$rc" != 0 ]; then
-			status[$k]="$side FAILED ($(failure "$rc"))"
-			return 1
-		fi
-		meds+=("$(field median_ms)")
-	done
+	if [ "$i" = 0 ]; then
+		run "$side" "$k" "${size[@]}" -r "$reps" -o "$out/res/$k.$side" || rc=$?
+		[ "$side" = cuda ] && cold=$wall_ms && compile[$k]=$(compile_ms)
+	else
+		run "$side" "$k" "${size[@]}" -r "$reps" || rc=$?
+		[ "$side" = cuda ] && walls+=("$wall_ms")
+	fi
+	if [ "$rc" != 0 ]; then
+		status[$k]="$side FAILED ($(failure "$rc"))"
+		return 1
+	fi
+	meds+=("$(field median_ms)")
 	bytes[$k]=$(field bytes)
 	flops[$k]=$(field flops)
-	if [ "$side" = omp ]; then
-		omp_ms[$k]=$(median "${meds[@]}")
-	else
-		any_ms[$k]=$(median "${meds[@]}")
-		if [ ${#walls[@]} -gt 0 ]; then
-			printf -v "cold_ms[$k]" '%.0f' "$(calc "$cold - $(median "${walls[@]}")")"
-		fi
+}
+
+# Both sides of one kernel, --runs processes each (one in --check),
+# OpenMP and anygpu in turn: a spell of the machine running slower (it is
+# shared) then slows both sides' processes of that turn, where all of one
+# side first and all of the other next put it on one side only.
+measure() {
+	local k=$1 i cold=0 meds_omp=() meds_cuda=() walls=()
+
+	for (( i = 0; i < runs; i++ )); do
+		measure_one omp "$k" "$i" || return 1
+		[ -n "$anygpu_missing" ] || measure_one cuda "$k" "$i" || return 1
+	done
+	omp_ms[$k]=$(median "${meds_omp[@]}")
+	if [ -n "$anygpu_missing" ]; then
+		status[$k]="anygpu pending"
+		return 1
+	fi
+	any_ms[$k]=$(median "${meds_cuda[@]}")
+	if [ ${#walls[@]} -gt 0 ]; then
+		printf -v "cold_ms[$k]" '%.0f' "$(calc "$cold - $(median "${walls[@]}")")"
 	fi
 }
 
@@ -255,12 +268,7 @@ fi
 for k in "${kernels[@]}"; do
 	note "== $k"
 	status[$k]=
-	measure omp "$k" || continue
-	if [ -n "$anygpu_missing" ]; then
-		status[$k]="anygpu pending"
-		continue
-	fi
-	measure cuda "$k" || continue
+	measure "$k" || continue
 	compare "$k"
 done
 
