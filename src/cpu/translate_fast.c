@@ -20,6 +20,7 @@
  * lockstep shape ([32] rows indexed by the lane l), so .local arrays,
  * call-sequence .params and carry flags are addressed as in lockstep.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -645,13 +646,41 @@ void tr_emit_lockstep_block(struct strbuf *out, const char *name, uint32_t entry
 	sb_adds(out, "}\n\n");
 }
 
-/* A sweep's call of thread x in turn k (turn " + 1": the next), with the
- * virtual block dims says. */
+/* A sweep's call of thread x in the virtual block dims says; turn is
+ * what the thread body reads as nt_, 0 in a thread's first turn only
+ * (stride.c): a constant 1 in turns that share a loop lets the C compiler
+ * drop the first turn's code from them. */
 static void sweep_call(struct strbuf *out, const char *indent, uint32_t entry, const char *dims,
 		       const char *turn)
 {
-	sb_addf(out, "%sag_t%u(&w, 0, NULL, &ex, S, prm, &%s, x, y, z, b, sh, A, (size_t)k%s, "
+	sb_addf(out, "%sag_t%u(&w, 0, NULL, &ex, S, prm, &%s, x, y, z, b, sh, A, %s, "
 		"(size_t)x, NULL);\n", indent, entry, dims, turn);
+}
+
+/* How many whole turns at most share a loop over the stretch
+ * (emit_fused_turns), when the loop carries registers and when not. */
+#define SWEEP_FUSE_CARRIED 4
+#define SWEEP_FUSE 2
+
+/* Turns k .. k + f - 1 in one loop over the stretch, when all are whole:
+ * each thread's turn k, then its k + 1, and so on, the virtual blocks'
+ * dims in dv. */
+static void emit_fused_turns(struct strbuf *out, uint32_t entry, unsigned f)
+{
+	char dims[16];
+	unsigned j;
+
+	sb_addf(out, "\t\t\tif (k && left - (int64_t)%u * d.nctaid[0] * nx >= (int64_t)m * nx) {\n",
+		f - 1);
+	for (j = 0; j < f; j++)
+		sb_addf(out, "\t\t\t\tdv[%u] = d;\n\t\t\t\tdv[%u].ctaid[0] = (uint32_t)(v0 + %u * "
+			"(int64_t)d.nctaid[0]);\n", j, j, j);
+	sb_adds(out, "\t\t\t\tfor (int32_t x = 0; x < xe; x++) {\n");
+	for (j = 0; j < f; j++) {
+		snprintf(dims, sizeof(dims), "dv[%u]", j);
+		sweep_call(out, "\t\t\t\t\t", entry, dims, "1");
+	}
+	sb_addf(out, "\t\t\t\t}\n\t\t\t\tk += %u;\n\t\t\t\tcontinue;\n\t\t\t}\n", f - 1);
 }
 
 /* The block function of a kernel whose grid-stride loop is swept
@@ -662,10 +691,13 @@ static void sweep_call(struct strbuf *out, const char *indent, uint32_t entry, c
  * that each gets its carried registers' first values, and only the first
  * tests the guard before the loop (stride.c).  One loop over the whole
  * stretch, not one per block: 256 threads a loop cost a reduction's sweep
- * 4.3 ms against 3.1 (one thread, the same loop written by hand).  Two
- * whole turns after the first share a loop, each thread's turn k then its
- * k + 1, so that a carried sum stays in a register from one to the next
- * (the reduction, one thread: 6.1 -> 4.4 ms with the guard tested once).
+ * 4.3 ms against 3.1 (one thread, the same loop written by hand).  Whole
+ * turns after the first share a loop, each thread's turn k then its k + 1
+ * and on, so that a carried sum stays in a register from one to the next
+ * and goes to memory and back once a few turns (the reduction, one
+ * thread: 6.1 -> 4.4 ms with two turns a loop and the guard tested once,
+ * 4.7 -> 4.1 with four).  Without carried registers two: four streams
+ * in and four out made a SAXPY's sweep 4.8 -> 7.5 ms.
  * A fault names the first block of the stretch.  A thread keeps its carried
  * registers in the worker's carry memory (A, at its place t_ in the
  * stretch) from one turn to the next, and when the kernel goes on after
@@ -680,6 +712,7 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 	const char *ty = st->unsigned_bound ? "uint32_t" : "int32_t";
 	const char *max = st->unsigned_bound ? "UINT32_MAX" : "INT32_MAX";
 	const unsigned slot = st->slot;
+	unsigned f;
 
 	emit_block_start("ag_k", entry, psize, 1, 0, 1, out);
 	sb_adds(out, "\t/* a grid-stride loop, turn by turn (stride.c) */\n"
@@ -712,7 +745,7 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 			"\t\treturn;\n\t}\n", slot);
 	else
 		sb_adds(out, "\tunsigned char *const A = NULL;\n\n");
-	sb_adds(out, "\tstruct ag_dims d1;\n\n"
+	sb_addf(out, "\tstruct ag_dims dv[%u];\n\n"
 		"\ty = z = ex = 0;\n"
 		"\tfor (unsigned g = 0; g < nb && !b->error; g += per) {\n"
 		"\t\tconst unsigned m = nb - g < per ? nb - g : per;\n\n"
@@ -720,15 +753,11 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 		"\t\tfor (int64_t k = 0; !b->error && (!k || (k * d.nctaid[0] + c0 + g) * nx < n); k++) {\n"
 		"\t\t\tconst int64_t v0 = k * d.nctaid[0] + c0 + g, left = n - v0 * nx;\n"
 		"\t\t\tconst int32_t xe = (int32_t)(!k || left > (int64_t)m * nx ? (int64_t)m * nx : left);\n\n"
-		"\t\t\td.ctaid[0] = (uint32_t)v0;\n"
-		"\t\t\tif (k && left - (int64_t)d.nctaid[0] * nx >= (int64_t)m * nx) {\n"
-		"\t\t\t\td1 = d;\n\t\t\t\td1.ctaid[0] = (uint32_t)(v0 + d.nctaid[0]);\n"
-		"\t\t\t\tfor (int32_t x = 0; x < xe; x++) {\n");
-	sweep_call(out, "\t\t\t\t\t", entry, "d", "");
-	sweep_call(out, "\t\t\t\t\t", entry, "d1", " + 1");
-	sb_adds(out, "\t\t\t\t}\n\t\t\t\tk++;\n\t\t\t\tcontinue;\n\t\t\t}\n"
-		"\t\t\tfor (int32_t x = 0; x < xe; x++)\n");
-	sweep_call(out, "\t\t\t\t", entry, "d", "");
+		"\t\t\td.ctaid[0] = (uint32_t)v0;\n", SWEEP_FUSE_CARRIED);
+	for (f = slot ? SWEEP_FUSE_CARRIED : SWEEP_FUSE; f > 1; f /= 2)
+		emit_fused_turns(out, entry, f);
+	sb_adds(out, "\t\t\tfor (int32_t x = 0; x < xe; x++)\n");
+	sweep_call(out, "\t\t\t\t", entry, "d", "(size_t)k");
 	sb_adds(out, "\t\t}\n");
 	if (st->split) {
 		sb_adds(out, "\t\tb->ctaid[0] = c0 + g;\n\t\tb->nb = m;\n"

@@ -461,6 +461,8 @@ int main(void)
 	run_sizes(9, 96, 9 * 96 * 7 + 3);
 	run_owner(10, 64, 10 * 64 * 3 + 5);
 	run_running(6, 96, 6 * 96 * 4 + 50);
+	/* turns 1 to 4 share a loop, then 5 and 6, then the cut 7 alone */
+	run_running(6, 96, 6 * 96 * 7 + 50);
 	run_unsigned_and_fold(9, 128, 9 * 128 * 2 + 3);
 	/* sums carried out of the loop into shuffles, shared memory and a
 	 * barrier: many turns, a last turn cut short, n short of the grid,
