@@ -270,11 +270,13 @@ static void localize(struct tr *t)
 
 /* Whether loops over the lanes get a form for calls whose lanes all run
  * (full_form): not in kernels with barriers, where the tiled SGEMM ran
- * 15-16 -> 20-24 ms with it, one thread, but in calls that run a warp,
- * whose guarded loads and stores it lets run whole (guard_free). */
+ * 15-16 -> 20-24 ms with it, one thread (with its parts looped over,
+ * 10.5 -> 12; with the form only for loops that guard nothing, within the
+ * noise), but in calls that run a warp, whose guarded loads and stores it
+ * lets run whole (guard_free). */
 static int full_forms(const struct tr *t)
 {
-	return !(t->fi[t->fidx].flags & AG_KF_BARRIER) || tr_shape_warp(t->shape) || (tr_shape_looped(t->shape) && getenv("XF"));
+	return !(t->fi[t->fidx].flags & AG_KF_BARRIER) || tr_shape_warp(t->shape);
 }
 
 /* The C name of part h's row of register reg ("r0_3p1"). */
@@ -1065,10 +1067,7 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 		each_part(t, at);
 		sb_addf(&t->code, "\t\tif (!ag_gany(on, %u))\n\t\t\treturn 1;\n",
 			tr_shape_parts(t->shape));
-		if (full_forms(t) && tr_shape_looped(t->shape))
-			sb_addf(&t->code, "\t\tfull = ag_gfull_on(m, on, %u);\n",
-				tr_shape_parts(t->shape));
-		else if (full_forms(t))
+		if (full_forms(t))
 			sb_addf(&t->code, "\t\tfull = ag_gfull(&m[0][0], %u * AG_G);\n",
 				tr_shape_parts(t->shape));
 		return 0;
@@ -1308,9 +1307,8 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 		"\t\tfor (size_t l = 0; l < AG_G; l++)\n"
 		"\t\t\tm[h][l] = px[h] + l < nx;\n"
 		"\t\ton[h] = px[h] < nx;\n"
-		"\t\tfull &= %spx[h] + AG_G <= nx;\n\t}\n"
-		"%s\treturn 1;\n}\n\n", parts, tr_shape_looped(t->shape) ? "px[h] >= nx || " : "",
-		t->code.buf ? t->code.buf : "");
+		"\t\tfull &= px[h] + AG_G <= nx;\n\t}\n"
+		"%s\treturn 1;\n}\n\n", parts, t->code.buf ? t->code.buf : "");
 	sb_free(&tids);
 	sb_free(&masks);
 }

@@ -1040,16 +1040,6 @@ AG_INLINE int ag_gfull(const uint32_t *m, size_t n)
 	return all;
 }
 
-/* Whether each of n parts that has lanes left (on) runs all its lanes:
- * a call that loops over its parts skips the others (group.c). */
-AG_INLINE int ag_gfull_on(const uint32_t (*m)[AG_G], const uint32_t *on, size_t n)
-{
-	for (size_t h = 0; h < n; h++)
-		if (on[h] && !ag_gfull(m[h], AG_G))
-			return 0;
-	return 1;
-}
-
 /* How far on a warp call asks for the lines of its global loads and
  * stores (group.c, prefetch_ahead): four warps' 512 bytes, or half a
  * block of them (2, 4 and 8 KiB did the same for the scan). */
