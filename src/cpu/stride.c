@@ -744,6 +744,77 @@ static int scan_loop(const struct scan *sc, struct tr_stride *s)
 	return 1;
 }
 
+/* Whether operand o, or an element of it, names %tid or %ctaid. */
+static int names_grid_sreg(const struct ptx_operand *o)
+{
+	uint32_t i;
+
+	if (o->kind == PTX_OP_REG && o->name && is_grid_sreg(o->name))
+		return 1;
+	for (i = 0; i < o->nelems; i++)
+		if (names_grid_sreg(&o->elems[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether in makes the product %ctaid.x * %ntid.x in 32 bits that only
+ * adds of %tid.x read (adds_thread). */
+static int index_product(const struct scan *sc, const struct ptx_insn *in)
+{
+	uint32_t i;
+
+	if (!int_op(in, "mul", ".lo", 32, 3) ||
+	    !holds_pair(sc, &in->ops[1], &in->ops[2], "%ctaid", "%ntid"))
+		return 0;
+	for (i = 0; i < sc->fn->nbody; i++) {
+		const struct ptx_insn *r = tr_insn_at(sc->fn, i);
+
+		if (r && r != in && tr_mentions(r, in->ops[0].name, 0) && !adds_thread(sc, r, 32))
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether in reads %tid.x and %ctaid.x, if at all, only as the one write
+ * of a register that moves one into it, or, from such registers, to make
+ * the grid-wide index in 32 bits (or the product it adds %tid.x to). */
+static int index_use(const struct scan *sc, const struct ptx_insn *in)
+{
+	const char *d[TR_MAX_DESTS];
+	uint32_t k;
+
+	/* the first operand of an instruction that writes registers is one */
+	for (k = tr_dests(in, d, TR_MAX_DESTS) ? 1 : 0; k < in->nops; k++) {
+		const struct ptx_operand *o = &in->ops[k];
+
+		if (names_grid_sreg(o) && !(k == 1 && !strcmp(in->opcode, "mov") &&
+					    in->nops == 2 && is_reg(&in->ops[0]) &&
+					    only_writer(sc, in->ops[0].name, NULL) == in))
+			return 0;
+		if ((holds(sc, o, "%tid") || holds(sc, o, "%ctaid")) && !thread_index(sc, in) &&
+		    !index_product(sc, in) && !adds_thread(sc, in, 32))
+			return 0;
+	}
+	return 1;
+}
+
+int tr_index_only(const struct ptx_func *fn)
+{
+	struct scan sc = { fn, NULL };
+	uint32_t i;
+	int ok = 1;
+
+	if (!fn->is_entry || calls(fn) || !(sc.defs = tr_consts_scan(fn)))
+		return 0;
+	for (i = 0; i < fn->nbody && ok; i++) {
+		const struct ptx_insn *in = tr_insn_at(fn, i);
+
+		ok = !in || (!lane_sreg(in) && index_use(&sc, in));
+	}
+	tr_consts_free(sc.defs);
+	return ok;
+}
+
 int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 {
 	struct scan sc = { fn, NULL };
