@@ -447,7 +447,6 @@ static void part_locals(struct tr *t)
 	sb_free(&rest);
 }
 
-
 /* The loop just closed twice: for calls whose every lane of every part
  * runs (full, found again wherever the masks change, which is never
  * inside a loop), without the masks: GCC then loads and stores whole
@@ -538,7 +537,8 @@ void tr_group_close(struct tr *t)
  * locals of the loop's body, and the chains of dependent instructions of
  * a loop over the lanes of one part run beside the next part's as far as
  * the core looks ahead: the tiled SGEMM's products, one chain of sixteen
- * per tile and part, ... .
+ * per tile and part, took 14.5 ms with a call per part, 10.5-11.5 with
+ * eight parts a call (one thread).
  */
 static void open_parts(struct tr *t)
 {
