@@ -757,27 +757,41 @@ static int names_grid_sreg(const struct ptx_operand *o)
 	return 0;
 }
 
-/* Whether in makes the product %ctaid.x * %ntid.x in 32 bits that only
- * adds of %tid.x read (adds_thread). */
-static int index_product(const struct scan *sc, const struct ptx_insn *in)
+/* Whether only adds of %tid.x to the product %ctaid.x * %ntid.x in bits
+ * bits (adds_thread) read register reg, which in writes. */
+static int read_by_adds(const struct scan *sc, const struct ptx_insn *in, const char *reg,
+			int bits)
 {
 	uint32_t i;
 
-	if (!int_op(in, "mul", ".lo", 32, 3) ||
-	    !holds_pair(sc, &in->ops[1], &in->ops[2], "%ctaid", "%ntid"))
-		return 0;
 	for (i = 0; i < sc->fn->nbody; i++) {
 		const struct ptx_insn *r = tr_insn_at(sc->fn, i);
 
-		if (r && r != in && tr_mentions(r, in->ops[0].name, 0) && !adds_thread(sc, r, 32))
+		if (r && r != in && tr_mentions(r, reg, 0) && !adds_thread(sc, r, bits))
 			return 0;
 	}
 	return 1;
 }
 
+/* Whether in makes a part of the grid-wide index that only the add that
+ * makes the index reads: the product %ctaid.x * %ntid.x (mul.lo in 32
+ * bits, mul.wide.u32 in 64), or %tid.x widened to 64 bits. */
+static int index_part(const struct scan *sc, const struct ptx_insn *in)
+{
+	if (int_op(in, "mul", ".lo", 32, 3) &&
+	    holds_pair(sc, &in->ops[1], &in->ops[2], "%ctaid", "%ntid"))
+		return read_by_adds(sc, in, in->ops[0].name, 32);
+	if (int_op(in, "mul", ".wide", 32, 3) &&
+	    holds_pair(sc, &in->ops[1], &in->ops[2], "%ctaid", "%ntid"))
+		return read_by_adds(sc, in, in->ops[0].name, 64);
+	if (is_reg(&in->ops[0]) && holds_wide(sc, &in->ops[0], "%tid"))
+		return read_by_adds(sc, in, in->ops[0].name, 64);
+	return 0;
+}
+
 /* Whether in reads %tid.x and %ctaid.x, if at all, only as the one write
  * of a register that moves one into it, or, from such registers, to make
- * the grid-wide index in 32 bits (or the product it adds %tid.x to). */
+ * the grid-wide index (or a part of it, index_part). */
 static int index_use(const struct scan *sc, const struct ptx_insn *in)
 {
 	const char *d[TR_MAX_DESTS];
@@ -792,7 +806,7 @@ static int index_use(const struct scan *sc, const struct ptx_insn *in)
 					    only_writer(sc, in->ops[0].name, NULL) == in))
 			return 0;
 		if ((holds(sc, o, "%tid") || holds(sc, o, "%ctaid")) && !thread_index(sc, in) &&
-		    !index_product(sc, in) && !adds_thread(sc, in, 32))
+		    !index_part(sc, in) && !adds_thread(sc, in, 32))
 			return 0;
 	}
 	return 1;

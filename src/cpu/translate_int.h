@@ -410,9 +410,10 @@ struct tr_stride {
 };
 int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s);
 /* stride.c: whether kernel fn reads %tid.x and %ctaid.x only to make the
- * grid-wide index %ctaid.x * %ntid.x + %tid.x in 32 bits, nothing of a
- * lane's place in its warp, and calls nothing: the threads of a row of its
- * blocks are then those of one block as wide as the row. */
+ * grid-wide index %ctaid.x * %ntid.x + %tid.x (in 32 bits, or in 64 from
+ * the product's mul.wide.u32 and %tid.x widened), nothing of a lane's
+ * place in its warp, and calls nothing: the threads of a row of its blocks
+ * are then those of one block as wide as the row. */
 int tr_index_only(const struct ptx_func *fn);
 int tr_stride_scalar(struct tr *t, const struct ptx_insn *in);
 int tr_stride_block(struct tr *t, uint32_t i);

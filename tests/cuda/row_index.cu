@@ -2,7 +2,8 @@
  * row_index: kernels without loops that see their thread only through
  * the grid-wide index blockIdx.x * blockDim.x + threadIdx.x, which the cpu
  * engine runs a row of blocks at a time as one block as wide as the row
- * (src/cpu/stride.c, tr_index_only; translate_fast.c), beside kernels that
+ * (src/cpu/stride.c, tr_index_only; translate_fast.c), the index made in
+ * 32 bits or in 64 (size_t), beside kernels that
  * read threadIdx.x or blockIdx.x alone, which it must not run so.  1D and
  * 2D grids, blocks of 32 and of 48 threads, sizes that leave the last
  * block part empty, and a row of blocks longer than one call's share.
@@ -19,6 +20,15 @@ __global__ void scale(const int *in, int *out, int n)
 
 	if (i < n)
 		out[i] = in[i] * 3 + i;
+}
+
+/* the index in 64 bits, as size_t code makes it */
+__global__ void scale64(const int *in, int *out, size_t n)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		out[i] = in[i] * 5 - (int)i;
 }
 
 __global__ void plane(int *out, int w, int h)
@@ -60,6 +70,14 @@ int main(void)
 			want[i] = hin[i] * 3 + i;
 		check_array(threads == 32 ? "scale, blocks of 32" : "scale, blocks of 48", got,
 			    want, N);
+
+		CK(cudaMemset(out, 0, sizeof(got)));
+		scale64<<<(N + threads - 1) / threads, threads>>>(in, out, N);
+		CK(cudaGetLastError());
+		CK(cudaMemcpy(got, out, sizeof(got), cudaMemcpyDeviceToHost));
+		for (i = 0; i < N; i++)
+			want[i] = hin[i] * 5 - i;
+		check_array("scale64", got, want, N);
 
 		CK(cudaMemset(out, 0, sizeof(got)));
 		coordinates<<<(N + threads - 1) / threads, threads>>>(out, N);
