@@ -455,11 +455,15 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 		}
 	for (i = 0; i < sizeof(dims) / sizeof(dims[0]); i++)
 		if (!strcmp(o->name, dims[i].name) && c && c[0] >= 'x' && c[0] <= 'z' && !c[1]) {
-			if (t->shape && !i && c[0] == 'x')     /* group.c: lane l's */
-				sb_adds(sb, "(ag_tid0p@P + (uint32_t)l)");
-			else if (t->shape && !i)
-				sb_addf(sb, "ag_tid%dp@P", c[0] - 'x');
-			else
+			if (t->shape && !i) {   /* group.c: lane l's x */
+				struct strbuf part = STRBUF_INIT;
+
+				sb_addf(&part, "ag_tid%dp", c[0] - 'x');
+				sb_adds(sb, c[0] == 'x' ? "(" : "");
+				tr_group_part(t, part.buf, 0, sb);
+				sb_adds(sb, c[0] == 'x' ? " + (uint32_t)l)" : "");
+				sb_free(&part);
+			} else
 				sb_addf(sb, t->scalar ? dims[i].local : dims[i].fmt, c[0] - 'x');
 			*ty = PTX_T_U32;
 			return 0;

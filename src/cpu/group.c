@@ -38,7 +38,6 @@
  * (each_part), so that the two parts' chains of dependent instructions
  * run side by side in one loop over the lanes.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +75,8 @@ struct tr_group {
 	struct tr_names slotted;        /* varying registers that live in G */
 	struct tr_names fetched;        /* addresses the open loop prefetches */
 	struct tr_names counted;        /* mentions_in's names */
+	struct tr_names partvals;       /* parts' values the open loop reads
+					 * (tr_group_part) */
 };
 
 static struct tr_group *grp(struct tr *t)
@@ -101,6 +102,9 @@ void tr_group_free(struct tr *t)
 		free(t->grp->slotted.v);
 		free(t->grp->fetched.v);
 		free(t->grp->counted.v);
+		for (uint32_t i = 0; i < t->grp->partvals.n; i++)
+			free((char *)t->grp->partvals.v[i]);
+		free(t->grp->partvals.v);
 		sb_free(&t->grp->after);
 		sb_free(&t->grp->kept);
 	}
@@ -214,6 +218,23 @@ static void replace_from(struct strbuf *sb, size_t from, const char *old, const 
 	free(tail);
 }
 
+/* How many C locals a register has: one per part written out, one for
+ * all the parts looped over (local_part names them). */
+static uint32_t local_count(const struct tr *t)
+{
+	return tr_shape_looped(t->shape) ? 1 : tr_shape_parts(t->shape);
+}
+
+/* The C local of part h (of local_count) of the register whose C name is
+ * cname: r3_17p1; looped over, r3_17p, an array of the parts' values. */
+static void local_part(const struct tr *t, const char *cname, uint32_t h, struct strbuf *sb)
+{
+	if (tr_shape_looped(t->shape))
+		sb_addf(sb, "%sp", cname);
+	else
+		sb_addf(sb, "%sp%u", cname, h);
+}
+
 /*
  * The varying registers that live only inside the loop being closed
  * (every instruction of the function that mentions one is in it, and
@@ -227,7 +248,7 @@ static void localize(struct tr *t)
 {
 	struct tr_group *g = grp(t);
 	struct strbuf decl = STRBUF_INIT;
-	uint32_t i, k, h, parts = tr_shape_parts(t->shape);
+	uint32_t i, k, h;
 
 	for (i = 0; i < g->fresh.n; i++) {
 		const char *reg = g->fresh.v[i];
@@ -239,18 +260,15 @@ static void localize(struct tr *t)
 		if (!s || s->kind != TK_REG || !s->local || !varies(t, reg) ||
 		    n != mentions_in(t, reg))
 			continue;
-		for (h = 0; h < (tr_shape_looped(t->shape) ? 1 : parts); h++) {
-			struct strbuf row = STRBUF_INIT, one = STRBUF_INIT;
+		for (h = 0; h < local_count(t); h++) {
+			struct strbuf c = STRBUF_INIT, row = STRBUF_INIT, one = STRBUF_INIT;
 
-			tr_local_name(s, tr_reg_index(s, reg), &row);
-			if (tr_shape_looped(t->shape)) {
-				sb_addf(&one, "%sp_s", row.buf);
-				sb_adds(&row, "p[h][l]");
-			} else {
-				sb_addf(&one, "%sp%u_s", row.buf, h);
-				sb_addf(&row, "p%u[l]", h);
-			}
+			tr_local_name(s, tr_reg_index(s, reg), &c);
+			local_part(t, c.buf, h, &row);
+			sb_addf(&one, "%s_s", row.buf);
+			sb_adds(&row, tr_shape_looped(t->shape) ? "[h][l]" : "[l]");
 			replace_from(&t->code, g->body, row.buf, one.buf);
+			sb_free(&c);
 			sb_addf(&decl, "\t\t%s %s = 0;\n", row_ctype(t, s->type), one.buf);
 			sb_free(&row);
 			sb_free(&one);
@@ -363,87 +381,52 @@ static void guard_free(struct tr *t, struct strbuf *pre, struct strbuf *cond,
 #define LOOP_HEAD "#pragma GCC ivdep\n#pragma GCC unroll 1\n" \
 	"\t\tfor (size_t l = 0; l < AG_G; l++) {\n"
 
-/* Whether text[i..] is a part's value of a register read in a call whose
- * parts are looped over, "r3_17p[h]" not followed by a lane's "[l]"; *at:
- * where its name starts. */
-static int part_read(const char *text, size_t i, size_t *at)
-{
-	size_t k = i;
-
-	if (strncmp(text + i, "p[h]", 4) || text[i + 4] == '[')
-		return 0;
-	while (k > 0 && (isalnum((unsigned char)text[k - 1]) || text[k - 1] == '_'))
-		k--;
-	*at = k;
-	return k < i && !isdigit((unsigned char)text[k]);
-}
-
-/* Replaces every read part_read finds of the part's value old (r3_17p[h])
- * in t->code from offset from on with new. */
-static void replace_reads(struct tr *t, size_t from, const char *old, const char *new)
-{
-	size_t n = strlen(old), k;
-	char *tail = xstrdup(t->code.buf + from);
-	const char *p = tail, *q = tail;
-
-	sb_truncate(&t->code, from);
-	while ((q = strstr(q, old))) {
-		if (part_read(tail, (size_t)(q - tail) + n - 4, &k) && tail + k == q) {
-			sb_add(&t->code, p, (size_t)(q - p));
-			sb_adds(&t->code, new);
-			p = q + n;
-		}
-		q += n;
-	}
-	sb_adds(&t->code, p);
-	free(tail);
-}
-
 /*
- * In a call whose parts are looped over, the values of the part that the
- * loop over the lanes just closed reads are locals of the loop over the
- * parts, r3_17p_h = r3_17p[h], read before the loop over the lanes: read
- * as elements of the arrays, a shared-memory address of the tiled SGEMM's
- * products was no address GCC could make vector code of (68 against 20
- * ms, one thread).  Nothing in a loop over the lanes writes them.
+ * The C name of part @P's value of the C local name ("r3_17p", "ag_tid0p"):
+ * "r3_17p@P".  Read in the open loop over the lanes of a call whose parts
+ * are looped over, it is instead a local of the loop over the parts,
+ * r3_17p_h = r3_17p[h], declared before the loop over the lanes
+ * (part_locals): read as elements of the arrays, a shared-memory address
+ * of the tiled SGEMM's products was none GCC made vector code of (68
+ * against 20 ms, one thread).  Nothing in a loop over the lanes writes a
+ * part's value.
  */
+void tr_group_part(const struct tr *t, const char *name, int write, struct strbuf *sb)
+{
+	struct tr_group *g = t->grp;
+
+	if (write || !tr_shape_looped(t->shape) || !g || !g->open || !g->lanes) {
+		sb_addf(sb, "%s@P", name);
+		return;
+	}
+	sb_addf(sb, "%s_h", name);
+	if (!names_has(&g->partvals, name))
+		tr_names_add(&g->partvals, xstrdup(name));
+}
+
+/* The locals of the parts' values that the loop over the lanes just
+ * closed reads (tr_group_part), before it. */
 static void part_locals(struct tr *t)
 {
 	struct tr_group *g = grp(t);
-	struct strbuf decl = STRBUF_INIT, name = STRBUF_INIT, rest = STRBUF_INIT;
-	struct tr_names seen = { 0 };
-	size_t i, k;
+	struct strbuf decl = STRBUF_INIT, rest = STRBUF_INIT;
+	uint32_t i;
 
-	for (i = g->body; i + 4 < t->code.len; i++) {
-		if (!part_read(t->code.buf, i, &k))
-			continue;
-		sb_reset(&name);
-		sb_add(&name, t->code.buf + k, i + 1 - k);
-		if (!names_has(&seen, name.buf)) {
-			tr_names_add(&seen, sb_detach(&name));
-			sb_addf(&decl, "\t\tconst __typeof__(%s[0]) %s_h = %s[h];\n",
-				seen.v[seen.n - 1], seen.v[seen.n - 1], seen.v[seen.n - 1]);
-		}
+	for (i = 0; i < g->partvals.n; i++) {
+		const char *v = g->partvals.v[i];
+
+		sb_addf(&decl, "\t\tconst __typeof__(%s[0]) %s_h = %s[h];\n", v, v, v);
+		free((char *)v);
 	}
-	for (i = 0; i < seen.n; i++) {
-		sb_reset(&name);
-		sb_addf(&name, "%s_h", seen.v[i]);
-		sb_reset(&rest);
-		sb_addf(&rest, "%s[h]", seen.v[i]);
-		replace_reads(t, g->body, rest.buf, name.buf);
-		free((char *)seen.v[i]);
-	}
+	g->partvals.n = 0;
 	if (decl.len) {
-		sb_reset(&rest);
 		sb_add(&rest, t->code.buf + g->head, t->code.len - g->head);
 		sb_truncate(&t->code, g->head);
 		sb_add(&t->code, decl.buf, decl.len);
 		sb_add(&t->code, rest.buf, rest.len);
 		g->body += decl.len;
 	}
-	free(seen.v);
 	sb_free(&decl);
-	sb_free(&name);
 	sb_free(&rest);
 }
 
@@ -474,7 +457,7 @@ static void full_form(struct tr *t)
 		char mask[32];
 
 		snprintf(mask, sizeof(mask), "m[%u][l]", h);
-		replace_from(&t->code, at, tr_shape_looped(t->shape) ? "m[h][l]" : mask, "1u");
+		replace_from(&t->code, at, mask, "1u");
 	}
 	for (h = 0; h < rows.n; h++) {
 		replace_from(&t->code, at, rows.v[h], consts.v[h]);
@@ -942,23 +925,6 @@ static int tr_group_tmp(const struct tr *t, const char *name)
  * at 0x244: one thread, 27.3 -> 25.6 and 11.1 -> 10.1 ms aligned). */
 #define ROW_ALIGN "_Alignas(64) "
 
-/* How many C locals a register has: one per part written out, one for
- * all the parts looped over (local_part names them). */
-static uint32_t local_count(const struct tr *t)
-{
-	return tr_shape_looped(t->shape) ? 1 : tr_shape_parts(t->shape);
-}
-
-/* The C local of part h (of local_count) of the register whose C name is
- * cname: r3_17p1; looped over, r3_17p, an array of the parts' values. */
-static void local_part(const struct tr *t, const char *cname, uint32_t h, struct strbuf *sb)
-{
-	if (tr_shape_looped(t->shape))
-		sb_addf(sb, "%sp", cname);
-	else
-		sb_addf(sb, "%sp%u", cname, h);
-}
-
 /* Declarations of a register's C locals, rows of AG_G values if vary,
  * each row on a cache line of its own (ROW_ALIGN). */
 static void local_decls(const struct tr *t, enum ptx_type ty, const char *cname, int vary,
@@ -1084,7 +1050,7 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 	 * the one of part ag_gfirst */
 	{
 		struct strbuf g = STRBUF_INIT;
-		uint32_t h, parts = tr_shape_looped(t->shape) ? 1 : tr_shape_parts(t->shape);
+		uint32_t h, parts = local_count(t);
 
 		tr_guard(t, in, &g);
 		if (tr_shape_looped(t->shape))
@@ -1142,17 +1108,14 @@ void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i)
 	vary = varies(t, name.buf);
 	slot = ((tr_shape_warp(t->shape) && vary) || tr_shape_looped(t->shape)) &&
 		kept_across(t, name.buf);
-	if (!slot)
-		local_decls(t, s->type, c.buf, vary, &t->locals);
-	if (slot && tr_shape_looped(t->shape)) {
-		local_decls(t, s->type, c.buf, vary, &g->kept);
-		sb_addf(&t->locals, "\t%s (*const restrict %sp)%s = G->%sp;\n", row_ctype(t, s->type),
-			c.buf, vary ? "[AG_G]" : "", c.buf);
-	}
-	for (h = 0; slot && !tr_shape_looped(t->shape) && h < tr_shape_parts(t->shape); h++) {
-		sb_addf(&g->kept, "\t" ROW_ALIGN "%s %sp%u[AG_G];\n", row_ctype(t, s->type), c.buf, h);
-		sb_addf(&t->locals, "\t%s *const restrict %sp%u = G->%sp%u;\n",
-			row_ctype(t, s->type), c.buf, h, c.buf, h);
+	local_decls(t, s->type, c.buf, vary, slot ? &g->kept : &t->locals);
+	for (h = 0; slot && h < local_count(t); h++) {
+		struct strbuf v = STRBUF_INIT;
+
+		local_part(t, c.buf, h, &v);
+		sb_addf(&t->locals, "\t%s (*const restrict %s)%s = G->%s;\n", row_ctype(t, s->type),
+			v.buf, tr_shape_looped(t->shape) && vary ? "[AG_G]" : "", v.buf);
+		sb_free(&v);
 	}
 	if (slot) {
 		tr_names_add(&g->kept_names, xstrdup(c.buf));
@@ -1167,6 +1130,7 @@ void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i)
 void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
 		  const char *cname, int write, struct strbuf *sb)
 {
+	struct strbuf part = STRBUF_INIT;
 	int64_t c;
 	int k = tr_group_tmp(t, name);
 
@@ -1174,23 +1138,26 @@ void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
 		sb_addf(sb, "ag_o%d", k);
 		return;
 	}
+	sb_addf(&part, "%sp", cname);
 	switch (tr_shape_reg(t->shape, name, &c)) {
 	case TR_SHAPE_V:
-		sb_addf(sb, "%sp@P[l]", cname);
+		sb_addf(sb, "%s@P[l]", part.buf);
 		break;
 	case TR_SHAPE_L:
 		if (!write) {
 			const char *ct = tr_ctype(s->type);
 
-			sb_addf(sb, "((%s)(%sp@P + (%s)INT64_C(%" PRId64 ") * (%s)l))", ct, cname, ct,
-				c, ct);
+			sb_addf(sb, "((%s)(", ct);
+			tr_group_part(t, part.buf, 0, sb);
+			sb_addf(sb, " + (%s)INT64_C(%" PRId64 ") * (%s)l))", ct, c, ct);
 			break;
 		}
 		/* fall through */
 	default:
-		sb_addf(sb, "%sp@P", cname);
+		tr_group_part(t, part.buf, write, sb);
 		break;
 	}
+	sb_free(&part);
 }
 
 /*
@@ -1210,8 +1177,10 @@ int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name
 	    tr_shape_reg(t->shape, name, &step) != TR_SHAPE_L)
 		return 0;
 	tr_local_name(s, tr_reg_index(s, name), &c);
-	sb_addf(sb, "(sh + (int64_t)(int32_t)%sp@P + INT64_C(%" PRId64 ") * (int64_t)l + %" PRId64
-		")", c.buf, step, off);
+	sb_adds(&c, "p");
+	sb_adds(sb, "(sh + (int64_t)(int32_t)");
+	tr_group_part(t, c.buf, 0, sb);
+	sb_addf(sb, " + INT64_C(%" PRId64 ") * (int64_t)l + %" PRId64 ")", step, off);
 	sb_free(&c);
 	return 1;
 }

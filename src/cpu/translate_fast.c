@@ -600,18 +600,17 @@ static void emit_plain_start(uint32_t entry, uint32_t dyn, uint32_t psize, struc
 }
 
 static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int wide,
-			     int group, int index_only, struct strbuf *out)
+			     int group, int row, struct strbuf *out)
 {
 	emit_block_start("ag_k", entry, psize, copy, wide, !group, out);
 	emit_plain_start(entry, dyn, psize, out);
 	if (!group) {
-		/* with one block as wide as the row (tr_index_only), in spans
-		 * whose threads' x fit an int32_t: one loop over the row, where a
-		 * loop per block of 32 threads cost a 5-point stencil an eighth of
-		 * its time (one thread, 10.7 -> 9.4 ms; vecadd 7.2 -> 6.85); not
-		 * in a kernel bound by arithmetic (Black-Scholes, 32 -> 33.5 ms) */
-		int row = index_only && !wide;
-
+		/* with row, one block as wide as the row (tr_index_only), in
+		 * spans whose threads' x fit an int32_t: one loop over the row,
+		 * where a loop per block of 32 threads cost a 5-point stencil an
+		 * eighth of its time (one thread, 10.7 -> 9.4 ms; vecadd 7.2 ->
+		 * 6.85); not in a kernel bound by arithmetic (Black-Scholes, 32 ->
+		 * 33.5 ms) */
 		sb_addf(out, "\tconst unsigned c0 = b->ctaid[0], nb = b->nb, span = %s;\n\n"
 			"\tfor (z = 0; z < d.ntid[2]; z++)\n"
 			"\t\tfor (y = 0; y < d.ntid[1] && !b->error; y++)\n"
@@ -1148,7 +1147,8 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 		emit_block("ag_k", entry, dyn, psize, !calls, nresume, records, out);
 	} else {
 		emit_block_plain(entry, dyn, psize, !calls, compute_bound(&u), group,
-				 tr_index_only(&t->m->funcs[entry]), out);
+				 !group && !compute_bound(&u) && tr_index_only(&t->m->funcs[entry]),
+				 out);
 	}
 	return group || nresume ? 1 : TR_FAST_ROWS;
 }
