@@ -69,13 +69,18 @@ static int sets_constant(const struct ptx_insn *in)
 
 struct tr_consts *tr_consts_scan(const struct ptx_func *fn)
 {
+	return tr_consts_scan_to(fn, fn->nbody);
+}
+
+struct tr_consts *tr_consts_scan_to(const struct ptx_func *fn, uint32_t end)
+{
 	struct tr_consts *c;
 	uint32_t i, j;
 
 	if (tr_redeclared(fn))
 		return NULL;
 	c = xcalloc(1, sizeof(*c));
-	for (i = 0; i < fn->nbody; i++) {
+	for (i = 0; i < end && i < fn->nbody; i++) {
 		const struct ptx_insn *in = tr_insn_at(fn, i);
 		const char *d[TR_MAX_DESTS];
 		uint32_t k, nd = tr_dests(in, d, TR_MAX_DESTS);

@@ -71,6 +71,27 @@
  * UINT32_MAX), or n <= 2^32 where the index was made in 32 bits.
  * Otherwise the kernel runs in lockstep as before (ag_block_run), its
  * guard as written.
+ *
+ * A loop after a barrier (a shared-memory histogram: the block's bins
+ * zeroed, a barrier, the loop adding to them with atomics, a barrier, the
+ * bins added to the total) cannot be swept over several blocks: each
+ * block's bins are its own, and what comes before the barrier must have
+ * run.  Such a kernel's blocks run in lockstep, one a call, and the first
+ * warp of a block that reaches the guard sweeps that block's threads'
+ * turns (in_block; ag_ownN, translate_fast.c), after which every lane
+ * goes past the loop as above.  The barrier holds that warp back until
+ * every thread of the block has done all the code before it, and between
+ * the barrier and the guard the kernel only computes.  The body may then
+ * reach the block's shared memory too: its atomics in any order are what
+ * a GPU may do, and plain loads see what the block stored before the
+ * barrier.  Before the barrier the kernel may do anything but leave or
+ * jump past it; of that code the sweep's threads run only the
+ * computations that make what the loop reads (a slice: each the one write
+ * of its register up to the loop, on every path to the guard and in no
+ * loop; writes after the loop do not count, since nvcc reuses the
+ * thread's index register as a later loop's counter).  Other loops lie
+ * before the barrier or after this one.  A 64 MiB histogram, one thread:
+ * 33.4 ms in lockstep, 24.7 swept (OpenMP 18.9).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +107,13 @@ struct scan {
 
 /* The one instruction of the kernel that writes register reg, when one
  * and unguarded does (its statement index in *at), else NULL. */
+/* The statement of instruction in of fn. */
+static uint32_t stmt_of(const struct ptx_func *fn, const struct ptx_insn *in)
+{
+	return (uint32_t)(((const char *)in - (const char *)&fn->body[0].u.insn) /
+			  sizeof(fn->body[0]));
+}
+
 static const struct ptx_insn *only_writer(const struct scan *sc, const char *reg, uint32_t *at)
 {
 	const struct ptx_insn *w = tr_one_def(sc->defs, reg);
@@ -93,8 +121,7 @@ static const struct ptx_insn *only_writer(const struct scan *sc, const char *reg
 	if (!w || w->guard)
 		return NULL;
 	if (at)
-		*at = (uint32_t)(((const char *)w - (const char *)&sc->fn->body[0].u.insn) /
-				 sizeof(sc->fn->body[0]));
+		*at = stmt_of(sc->fn, w);
 	return w;
 }
 
@@ -549,6 +576,19 @@ static const struct ptx_insn *insn_before(const struct ptx_func *fn, uint32_t k,
 	return NULL;
 }
 
+/* Whether statement i of fn is a bra; where it goes in *to: its label's
+ * statement, or UINT32_MAX when it names no label. */
+static int branch_target(const struct ptx_func *fn, uint32_t i, uint32_t *to)
+{
+	const struct ptx_insn *in = tr_insn_at(fn, i);
+
+	if (!in || strcmp(in->opcode, "bra"))
+		return 0;
+	*to = in->nops != 1 || in->ops[0].kind != PTX_OP_SYM ? UINT32_MAX :
+		tr_label_stmt(fn, in->ops[0].name);
+	return 1;
+}
+
 /* The one backward branch of fn (its index in *e, its target's in *h). */
 static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, uint32_t *e)
 {
@@ -556,17 +596,14 @@ static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, 
 	uint32_t i, to;
 
 	for (i = 0; i < fn->nbody; i++) {
-		const struct ptx_insn *in = tr_insn_at(fn, i);
-
-		if (!in || strcmp(in->opcode, "bra"))
+		if (!branch_target(fn, i, &to))
 			continue;
-		if (in->nops != 1 || in->ops[0].kind != PTX_OP_SYM ||
-		    (to = tr_label_stmt(fn, in->ops[0].name)) == UINT32_MAX)
+		if (to == UINT32_MAX)
 			return NULL;
 		if (to < i) {
 			if (back)
 				return NULL;
-			back = in;
+			back = tr_insn_at(fn, i);
 			*h = to;
 			*e = i;
 		}
@@ -574,14 +611,14 @@ static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, 
 	return back;
 }
 
-/* Whether statements [0, h) only declare registers and compute, with one
- * branch: the guard, `@(i >= n) bra END` after i is made. */
-static int prologue_ok(const struct scan *sc, uint32_t h, const char *end, const char *ty,
-		       const char *i, const char *n, uint32_t i_at, uint32_t *g)
+/* Whether statements [from, h) only declare registers and compute, with
+ * one branch: the guard, `@(i >= n) bra END` after i is made. */
+static int prologue_ok(const struct scan *sc, uint32_t from, uint32_t h, const char *end,
+		       const char *ty, const char *i, const char *n, uint32_t i_at, uint32_t *g)
 {
 	uint32_t k, guards = 0;
 
-	for (k = 0; k < h; k++) {
+	for (k = from; k < h; k++) {
 		const struct ptx_stmt *s = &sc->fn->body[k];
 		const struct ptx_insn *in = &s->u.insn;
 
@@ -602,20 +639,164 @@ static int prologue_ok(const struct scan *sc, uint32_t h, const char *end, const
 	return guards == 1;
 }
 
+/* Whether in is a barrier that every thread of the block waits at:
+ * bar.sync or barrier.sync of one operand (no thread count), unguarded. */
+static int block_barrier(const struct ptx_insn *in)
+{
+	return (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier")) && !in->guard &&
+	       in->nops == 1 && tr_has(in, ".sync") && !tr_has(in, ".warp");
+}
+
+/* Whether statement k lies in a loop of statements [0, g). */
+static int in_loop(const struct ptx_func *fn, uint32_t k, uint32_t g)
+{
+	uint32_t j, to;
+
+	for (j = k; j < g; j++)
+		if (branch_target(fn, j, &to) && to <= k)
+			return 1;
+	return 0;
+}
+
+/* Whether every path from the kernel's start to statement g (k < g)
+ * passes statement k: a search from the start that may not enter k. */
+static int on_every_path(const struct ptx_func *fn, uint32_t k, uint32_t g)
+{
+	uint8_t *seen = xcalloc(g + 1, 1);
+	uint32_t *todo = xmalloc((g + 1) * sizeof(*todo)), n = 0, at, to;
+	int reached = 0;
+
+	seen[k] = 1;
+	if (k) {
+		seen[0] = 1;
+		todo[n++] = 0;
+	}
+	while (n && !reached) {
+		at = todo[--n];
+		reached = at == g;
+		if (branch_target(fn, at, &to)) {
+			if (to <= g && !seen[to]) {
+				seen[to] = 1;
+				todo[n++] = to;
+			}
+			if (!tr_insn_at(fn, at)->guard)
+				continue;
+		}
+		if (at < g && !seen[at + 1]) {
+			seen[at + 1] = 1;
+			todo[n++] = at + 1;
+		}
+	}
+	free(seen);
+	free(todo);
+	return !reached;
+}
+
+static int in_slice(const struct tr_stride *s, uint32_t k)
+{
+	uint32_t j;
+
+	for (j = 0; j < s->nslice; j++)
+		if (s->slice[j] == k)
+			return 1;
+	return 0;
+}
+
+/* The statements before the guard (g) that a block's sweep runs in each
+ * virtual thread (s->slice): the writes of what the guard, the code up to
+ * the loop and the loop read (statements [g, e]), of what those read, and
+ * on.  Each must be the one write of its register before g, unguarded, a
+ * computation, on every path to g and in no loop: the virtual thread then
+ * makes with it what the thread made.  0 when one is not, or when there
+ * are more than TR_STRIDE_SLICE. */
+static int find_slice(const struct ptx_func *fn, uint32_t g, uint32_t e, struct tr_stride *s)
+{
+	struct tr_names want = { 0 };
+	const struct ptx_insn *w;
+	uint32_t j, k, at = 0;
+	int ok = 1;
+
+	for (k = g; k <= e; k++)
+		if (tr_insn_at(fn, k))
+			tr_insn_reads(tr_insn_at(fn, k), &want);
+	for (j = 0; j < want.n && ok; j++) {
+		for (w = NULL, k = 0; k < g && ok; k++) {
+			const struct ptx_insn *in = tr_insn_at(fn, k);
+
+			if (in && tr_writes(in, want.v[j])) {
+				ok = !w;
+				w = in;
+				at = k;
+			}
+		}
+		if (!ok || !w || in_slice(s, at))
+			continue;
+		ok = !w->guard && computes(w) && !in_loop(fn, at, g) && on_every_path(fn, at, g) &&
+		     s->nslice < TR_STRIDE_SLICE;
+		if (ok) {
+			s->slice[s->nslice++] = at;
+			tr_insn_reads(w, &want);
+		}
+	}
+	free(want.v);
+	return ok;
+}
+
+/* Whether the code around the loop (h, e) lets each block sweep its own
+ * threads' turns when its first warp reaches the guard (s->in_block):
+ * before the loop's last barrier (bb) anything but leaving, or jumping
+ * past the barrier; after it only computations and the guard (g), as
+ * prologue_ok says; every other loop before bb or after the grid-stride
+ * loop; and a slice of the code before the guard that makes what the
+ * loop needs (find_slice); no mbarriers.  The barrier holds that warp
+ * back until every thread has done all that the code before the guard
+ * does but compute. */
+static int block_prologue_ok(const struct scan *sc, uint32_t h, uint32_t e, const char *end,
+			     const char *ty, const char *i, const char *n, uint32_t i_at,
+			     uint32_t *g, struct tr_stride *s)
+{
+	const struct ptx_func *fn = sc->fn;
+	uint32_t k, bb = UINT32_MAX, to;
+
+	for (k = 0; k < h; k++)
+		if (tr_insn_at(fn, k) && block_barrier(tr_insn_at(fn, k)))
+			bb = k;
+	if (bb == UINT32_MAX || !prologue_ok(sc, bb + 1, h, end, ty, i, n, i_at, g))
+		return 0;
+	for (k = 0; k < fn->nbody; k++) {
+		const struct ptx_insn *in = tr_insn_at(fn, k);
+
+		/* a kernel that waits on mbarriers runs only in lockstep
+		 * (translate_fast.c) */
+		if (in && !strcmp(in->opcode, "mbarrier"))
+			return 0;
+		if (k < bb && in && (!strcmp(in->opcode, "ret") || !strcmp(in->opcode, "exit") ||
+				     !strcmp(in->opcode, "brx") ||
+				     (branch_target(fn, k, &to) && to > bb)))
+			return 0;
+		if (k > e && branch_target(fn, k, &to) && to <= e)
+			return 0;
+	}
+	s->guard_at = *g;
+	return find_slice(fn, *g, e, s);
+}
+
 /* Whether in reaches memory other than global, constant or parameter
- * memory, or may (a generic address). */
-static int other_memory(const struct ptx_insn *in)
+ * memory (or shared memory, with shared), or may (a generic address). */
+static int other_memory(const struct ptx_insn *in, int shared)
 {
 	if (!tr_is_load(in) && !tr_writes_memory(in) && strcmp(in->opcode, "prefetch"))
 		return 0;
-	return !tr_has(in, ".global") && !tr_has(in, ".const") && !tr_has(in, ".param");
+	return !tr_has(in, ".global") && !tr_has(in, ".const") && !tr_has(in, ".param") &&
+	       !(shared && tr_has(in, ".shared"));
 }
 
 /* Whether the statements of the loop's body (h, e) are instructions that
  * stay in it (branches go forward, to a label inside it), and reach only
- * global, constant or parameter memory (shared memory, where the kernel
- * has some, is the lockstep run's). */
-static int body_ok(const struct ptx_func *fn, uint32_t h, uint32_t e)
+ * global, constant or parameter memory, and with shared (a block that
+ * sweeps its own threads) its shared memory: a sweep over several blocks
+ * has none of theirs. */
+static int body_ok(const struct ptx_func *fn, uint32_t h, uint32_t e, int shared)
 {
 	uint32_t k, to;
 
@@ -625,7 +806,7 @@ static int body_ok(const struct ptx_func *fn, uint32_t h, uint32_t e)
 
 		if (s->kind == PTX_STMT_PRAGMA || s->kind == PTX_STMT_LABEL)
 			continue;
-		if (s->kind != PTX_STMT_INSN || other_memory(in))
+		if (s->kind != PTX_STMT_INSN || other_memory(in, shared))
 			return 0;
 		if (!strcmp(in->opcode, "bra")) {
 			to = tr_label_stmt(fn, in->ops[0].name);
@@ -675,17 +856,17 @@ static int only_returns(const struct ptx_func *fn, uint32_t from)
 }
 
 /* tr_stride_scan, once the kernel's writes are known. */
-static int scan_loop(const struct scan *sc, struct tr_stride *s)
+static int scan_loop(const struct scan *sc, const struct ptx_insn *back, uint32_t h, uint32_t e,
+		     int in_block, struct tr_stride *s)
 {
 	const struct ptx_func *fn = sc->fn;
-	const struct ptx_insn *back, *test, *step, *init, *ld;
-	const char *i, *i0, *n, *ty;
-	uint32_t h = 0, e = 0, g = 0, at, i_at, end;
+	const struct ptx_insn *test, *step, *init, *ld;
+	const char *i, *i0, *n, *ty, *label;
+	uint32_t g = 0, at, i_at, end;
 	int64_t off;
 	int k, bits, index32 = 0;
 
-	if (!(back = back_edge(fn, &h, &e)) || !(test = insn_before(fn, e, h + 1, &at)) ||
-	    !(step = insn_before(fn, at, h + 1, &at)))
+	if (!(test = insn_before(fn, e, h + 1, &at)) || !(step = insn_before(fn, at, h + 1, &at)))
 		return 0;
 	/* i += S; setp.lt.s32 %p, i, n; @%p bra LOOP (or in 64 bits) */
 	if (test->guard || test->nops != 3 || !is_reg(&test->ops[2]) || test->nmods != 2 ||
@@ -723,12 +904,16 @@ static int scan_loop(const struct scan *sc, struct tr_stride *s)
 	 * i copies), and jumps past the loop and what its exit runs */
 	if (!init || !(i0 = index_source(sc, init, bits, &index32)) ||
 	    (strcmp(i0, i) && !only_writer(sc, i0, &i_at)) ||
-	    (end = exit_run(fn, e)) == UINT32_MAX ||
-	    !prologue_ok(sc, h, fn->body[end].u.label, ty, i0, n, i_at, &g) ||
-	    !body_ok(fn, h, e) || !turns_apart(fn, h, e, i, step, s))
+	    (end = exit_run(fn, e)) == UINT32_MAX)
 		return 0;
+	label = fn->body[end].u.label;
+	if (!(in_block ? block_prologue_ok(sc, h, e, label, ty, i0, n, i_at, &g, s) :
+	      prologue_ok(sc, 0, h, label, ty, i0, n, i_at, &g)) ||
+	    !body_ok(fn, h, e, in_block) || !turns_apart(fn, h, e, i, step, s))
+		return 0;
+	s->in_block = in_block;
 	s->exit_run = end > e + 1;
-	s->split = s->exit_run || !only_returns(fn, end + 1);
+	s->split = in_block || s->exit_run || !only_returns(fn, end + 1);
 	if (s->split && !after_ok(fn, g, e, i, s))
 		return 0;
 	s->guard = tr_insn_at(fn, g);
@@ -829,16 +1014,34 @@ int tr_index_only(const struct ptx_func *fn)
 	return ok;
 }
 
+/* The kernel's only loop swept over several blocks, else a loop after a
+ * barrier that each block sweeps for its own threads: what that one runs
+ * of the kernel ends with the loop, so a register is made once when it is
+ * written once up to there (nvcc reuses the thread's index as the counter
+ * of a loop after it). */
 int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 {
 	struct scan sc = { fn, NULL };
-	int found;
+	const struct ptx_insn *back;
+	uint32_t h = 0, e = 0;
+	int found = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (!fn->is_entry || calls(fn) || !(sc.defs = tr_consts_scan(fn)))
+	if (!fn->is_entry || calls(fn))
 		return 0;
-	found = scan_loop(&sc, s);
+	if ((back = back_edge(fn, &h, &e)) && (sc.defs = tr_consts_scan(fn)))
+		found = scan_loop(&sc, back, h, e, 0, s);
 	tr_consts_free(sc.defs);
+	for (e = 0; !found && e < fn->nbody; e++) {
+		if (!branch_target(fn, e, &h) || h >= e)
+			continue;
+		memset(s, 0, sizeof(*s));
+		if ((sc.defs = tr_consts_scan_to(fn, e + 1)))
+			found = scan_loop(&sc, tr_insn_at(fn, e), h, e, 1, s);
+		tr_consts_free(sc.defs);
+	}
+	if (!found)
+		memset(s, 0, sizeof(*s));
 	return found;
 }
 
@@ -928,6 +1131,10 @@ int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
 		return 0;
 	if (t->past_loop || in == s->test || in == s->step)
 		return 1;
+	/* a block's sweep runs of the code before the guard only what makes
+	 * the loop's values (the lockstep run did the rest) */
+	if (s->in_block && stmt_of(t->fn, in) < s->guard_at && !in_slice(s, stmt_of(t->fn, in)))
+		return 1;
 	if (in == s->guard)
 		return sweep_guard(t, in);
 	if (in != s->back)
@@ -976,7 +1183,15 @@ int tr_stride_guard(struct tr *t, const struct ptx_insn *in)
 		sb_free(&taken);
 		return -1;
 	}
-	sb_adds(&t->code, "\t\tif (b->carry) {\n\t\t\tfor (l = 0; l < 32; l++) if (m[l]) {\n");
+	/* a block that sweeps its own threads does so when its first warp
+	 * gets here (ag_ownN, translate_fast.c), unless the launch's shape
+	 * rules it out */
+	if (s->in_block)
+		sb_addf(&t->code, "\t\tif ((b->carry && b->carry_c0 == b->ctaid[0]) || ag_own%u(b)) {\n"
+			"\t\t\tif (b->error)\n\t\t\t\treturn;\n", t->fidx);
+	else
+		sb_adds(&t->code, "\t\tif (b->carry) {\n");
+	sb_adds(&t->code, "\t\t\tfor (l = 0; l < 32; l++) if (m[l]) {\n");
 	if (s->ncarried)
 		sb_addf(&t->code, "\t\t\t\tconst unsigned char *c_ = ag_carried(w, l, %u);\n\n",
 			slot_size(t));

@@ -194,6 +194,8 @@ static void emit_prototypes(struct tr *t, struct strbuf *out)
 			continue;
 		if (f->is_entry)
 			sb_addf(out, "static void ag_k%u(struct ag_block *b);\n", i);
+		if (f->is_entry && t->fi[i].stride && t->fi[i].stride->in_block)
+			sb_addf(out, "static int ag_own%u(struct ag_block *b);\n", i);
 		else
 			sb_addf(out, "static void ag_f%u(struct ag_warp *w, uint8_t *m, "
 				"unsigned char *const *a);\n", i);
@@ -366,8 +368,8 @@ int ag_translate(const struct ptx_module *orig, enum ag_groups groups, struct st
 	sb_adds(out, "\n/* Translated from PTX by anygpu, translator version "
 		AG_TRANSLATOR_VERSION ". */\n\n");
 	emit_var_storage(&t, out);
-	emit_prototypes(&t, out);
 	find_strides(&t);
+	emit_prototypes(&t, out);
 	for (i = 0; i < m->nfuncs && !rc; i++)
 		if (!m->funcs[i].is_decl && tr_func_index(&t, m->funcs[i].name) == i)
 			rc = tr_function(&t, i, out);

@@ -583,27 +583,37 @@ static const char thread_call[] = "\t\t\t\tw.tid[0][0] = (uint32_t)x;\n"
 	"\t\t\t\tex = 0;\n\t\t\t\tag_t%u(&w, 0, NULL, &ex, S, prm, &d, x, y, z, b, sh, "
 	"NULL, 0, 0, NULL);\n\t\t\t}\n";
 
+/* The lone warp's frame: the thread's slot S. */
+static void emit_lone_frame(struct strbuf *out)
+{
+	sb_adds(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
+		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n");
+}
+
 /* What the block functions that run their threads one at a time without
- * barriers declare: the lone warp, and the thread's slot S. */
-static void emit_plain_start(uint32_t entry, uint32_t dyn, uint32_t psize, struct strbuf *out)
+ * barriers declare: the lone warp, and the thread's slot S (xyz: and
+ * the thread loop's y, z and exit flag). */
+static void emit_plain_start(uint32_t entry, uint32_t dyn, uint32_t psize, int xyz,
+			     struct strbuf *out)
 {
 	struct strbuf sizes = STRBUF_INIT;
 
-	sb_adds(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n\tunsigned y, z, ex;\n");
+	sb_adds(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n");
+	if (xyz)
+		sb_adds(out, "\tunsigned y, z, ex;\n");
 	emit_lone_warp(dyn, psize, out);
 	sb_addf(&sizes, "1 * sizeof(struct ag_sv%u)", entry);
 	emit_scratch(1, sizes.buf, out);
 	sb_free(&sizes);
 	sb_addf(out, "\tstruct ag_sv%u *const S = (struct ag_sv%u *)ag_mem;\n\n", entry, entry);
-	sb_adds(out, "\tw.lframe = (const unsigned char *)S;\n\tw.lsize = sizeof(*S);\n"
-		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n");
+	emit_lone_frame(out);
 }
 
 static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int wide,
 			     int group, int row, struct strbuf *out)
 {
 	emit_block_start("ag_k", entry, psize, copy, wide, !group, out);
-	emit_plain_start(entry, dyn, psize, out);
+	emit_plain_start(entry, dyn, psize, 1, out);
 	if (!group) {
 		/* with row, one block as wide as the row (tr_index_only), in
 		 * spans whose threads' x fit an int32_t: one loop over the row,
@@ -662,7 +672,7 @@ void tr_emit_lockstep_block(struct strbuf *out, const char *name, uint32_t entry
 static void sweep_call(struct strbuf *out, const char *indent, uint32_t entry, const char *dims,
 		       const char *turn)
 {
-	sb_addf(out, "%sag_t%u(&w, 0, NULL, &ex, S, prm, &%s, x, y, z, b, sh, A, %s, "
+	sb_addf(out, "%sag_t%u(w, 0, NULL, &ex, S, prm, &%s, x, 0, 0, b, sh, A, %s, "
 		"(size_t)x, NULL);\n", indent, entry, dims, turn);
 }
 
@@ -679,51 +689,67 @@ static void emit_fused_turns(struct strbuf *out, uint32_t entry, unsigned f)
 	char dims[16];
 	unsigned j;
 
-	sb_addf(out, "\t\t\tif (k && left - (int64_t)%u * d.nctaid[0] * nx >= (int64_t)m * nx) {\n",
+	sb_addf(out, "\t\tif (k && left - (int64_t)%u * d.nctaid[0] * nx >= (int64_t)m * nx) {\n",
 		f - 1);
 	for (j = 0; j < f; j++)
-		sb_addf(out, "\t\t\t\tdv[%u] = d;\n\t\t\t\tdv[%u].ctaid[0] = (uint32_t)(v0 + %u * "
+		sb_addf(out, "\t\t\tdv[%u] = d;\n\t\t\tdv[%u].ctaid[0] = (uint32_t)(v0 + %u * "
 			"(int64_t)d.nctaid[0]);\n", j, j, j);
-	sb_adds(out, "\t\t\t\tfor (int32_t x = 0; x < xe; x++) {\n");
+	sb_adds(out, "\t\t\tfor (int32_t x = 0; x < xe; x++) {\n");
 	for (j = 0; j < f; j++) {
 		snprintf(dims, sizeof(dims), "dv[%u]", j);
-		sweep_call(out, "\t\t\t\t\t", entry, dims, "1");
+		sweep_call(out, "\t\t\t\t", entry, dims, "1");
 	}
-	sb_addf(out, "\t\t\t\t}\n\t\t\t\tk += %u;\n\t\t\t\tcontinue;\n\t\t\t}\n", f - 1);
+	sb_addf(out, "\t\t\t}\n\t\t\tk += %u;\n\t\t\tcontinue;\n\t\t}\n", f - 1);
 }
 
-/* The block function of a kernel whose grid-stride loop is swept
- * (stride.c).  Turn k of the call's blocks c0 + g ... is one virtual block
- * k * nctaid + c0 + g of as many threads as those blocks have (the body
- * sees the thread only through i = its block * ntid + its thread), up to
- * the first thread at n or past it; the first turn runs every thread, so
- * that each gets its carried registers' first values, and only the first
- * tests the guard before the loop (stride.c).  One loop over the whole
- * stretch, not one per block: 256 threads a loop cost a reduction's sweep
- * 4.3 ms against 3.1 (one thread, the same loop written by hand).  Whole
- * turns after the first share a loop, each thread's turn k then its k + 1
- * and on, so that a carried sum stays in a register from one to the next
- * and goes to memory and back once a few turns (the reduction, one
- * thread: 6.1 -> 4.4 ms with two turns a loop and the guard tested once,
- * 4.7 -> 4.1 with four).  Without carried registers two: four streams
- * in and four out made a SAXPY's sweep 4.8 -> 7.5 ms.
- * A fault names the first block of the stretch.  A thread keeps its carried
- * registers in the worker's carry memory (A, at its place t_ in the
- * stretch) from one turn to the next, and when the kernel goes on after
- * the loop, the blocks then run in lockstep, which takes them up at END
- * (b->carry): as many blocks at a time as keep that memory within
- * AG_SWEEP_CARRY.  What the text cannot tell is checked here, else the
- * kernel runs in lockstep from the start: a 1D grid of 1D blocks, and no
- * thread's i past the bound's type (n - 1 + T). */
-static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
-			      const struct tr_stride *st, struct strbuf *out)
+/* The sweep of a grid-stride loop (stride.c) over the m blocks from c of
+ * the row: turn k of them is one virtual block k * nctaid + c ... of as
+ * many threads as they have (the body sees the thread only through i =
+ * its block * ntid + its thread), up to the first thread at n or past it;
+ * the first turn runs every thread, so that each gets its carried
+ * registers' first values, and only the first tests the guard before the
+ * loop (stride.c).  One loop over the whole stretch, not one per block:
+ * 256 threads a loop cost a reduction's sweep 4.3 ms against 3.1 (one
+ * thread, the same loop written by hand).  Whole turns after the first
+ * share a loop, each thread's turn k then its k + 1 and on, so that a
+ * carried sum stays in a register from one to the next and goes to
+ * memory and back once a few turns (the reduction, one thread: 6.1 -> 4.4
+ * ms with two turns a loop and the guard tested once, 4.7 -> 4.1 with
+ * four).  Without carried registers two: four streams in and four out
+ * made a SAXPY's sweep 4.8 -> 7.5 ms.  A thread keeps its carried
+ * registers in A, at its place in the stretch. */
+static void emit_sweep(uint32_t entry, unsigned slot, struct strbuf *out)
+{
+	unsigned f;
+
+	sb_addf(out, "static inline __attribute__((always_inline)) void ag_sweep%u("
+		"struct ag_block *const b, struct ag_warp *const w,\n"
+		"\tstruct ag_sv%u *const S, unsigned char *const A, const unsigned char *const prm,\n"
+		"\tstruct ag_dims d, const int64_t n, const unsigned c, const unsigned m)\n{\n"
+		"\tunsigned char *const sh = b->shared;\n"
+		"\tconst int32_t nx = (int32_t)d.ntid[0];\n"
+		"\tunsigned ex = 0;\n"
+		"\tstruct ag_dims dv[%u];\n\n"
+		"\tfor (int64_t k = 0; !b->error && (!k || (k * d.nctaid[0] + c) * nx < n); k++) {\n"
+		"\t\tconst int64_t v0 = k * d.nctaid[0] + c, left = n - v0 * nx;\n"
+		"\t\tconst int32_t xe = (int32_t)(!k || left > (int64_t)m * nx ? (int64_t)m * nx : left);\n\n"
+		"\t\td.ctaid[0] = (uint32_t)v0;\n", entry, entry, SWEEP_FUSE_CARRIED);
+	for (f = slot ? SWEEP_FUSE_CARRIED : SWEEP_FUSE; f > 1; f /= 2)
+		emit_fused_turns(out, entry, f);
+	sb_adds(out, "\t\tfor (int32_t x = 0; x < xe; x++)\n");
+	sweep_call(out, "\t\t\t", entry, "d", "(size_t)k");
+	sb_adds(out, "\t}\n}\n\n");
+}
+
+/* What the text cannot tell, checked at the start of a sweep's block
+ * function: a 1D grid of 1D blocks, and no thread's i past the bound's
+ * type (n - 1 + T).  Ends with the test's opening brace: what follows runs
+ * when the launch may not be swept. */
+static void emit_sweep_checks(const struct tr_stride *st, struct strbuf *out)
 {
 	const char *ty = st->unsigned_bound ? "uint32_t" : "int32_t";
 	const char *max = st->unsigned_bound ? "UINT32_MAX" : "INT32_MAX";
-	const unsigned slot = st->slot;
-	unsigned f;
 
-	emit_block_start("ag_k", entry, psize, 1, 0, 1, out);
 	sb_adds(out, "\t/* a grid-stride loop, turn by turn (stride.c) */\n"
 		"\tconst int64_t T = (int64_t)d.ntid[0] * d.nctaid[0];\n");
 	if (!st->wide)
@@ -739,9 +765,25 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 			st->unsigned_bound ? "nw > most || T" : "(int64_t)nw > (int64_t)most || T");
 	sb_adds(out, "\n\tif (d.ntid[1] != 1 || d.ntid[2] != 1 || d.nctaid[1] != 1 || d.nctaid[2] != 1 ||\n"
 		"\t    bad) {\n");
+}
+
+/* The block function of a kernel whose grid-stride loop is swept over
+ * several blocks (stride.c): as many at a time as keep the carry memory
+ * within AG_SWEEP_CARRY, a fault naming the first of them.  When the
+ * kernel goes on after the loop, the blocks then run in lockstep, which
+ * takes the carried registers up at END (b->carry).  A launch the sweep
+ * may not take runs in lockstep from the start. */
+static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
+			      const struct tr_stride *st, struct strbuf *out)
+{
+	const unsigned slot = st->slot;
+
+	emit_sweep(entry, slot, out);
+	emit_block_start("ag_k", entry, psize, 1, 0, 1, out);
+	emit_sweep_checks(st, out);
 	tr_emit_block_run(out, "\t\t", entry, dyn, 0, psize);
 	sb_adds(out, "\t\treturn;\n\t}\n");
-	emit_plain_start(entry, dyn, psize, out);
+	emit_plain_start(entry, dyn, psize, 0, out);
 	sb_adds(out, "\tconst unsigned c0 = b->ctaid[0], nb = b->nb, per = ");
 	if (slot)
 		sb_addf(out, "ag_sweep_blocks(nb, nx, %u);\n", slot);
@@ -754,20 +796,10 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 			"\t\treturn;\n\t}\n", slot);
 	else
 		sb_adds(out, "\tunsigned char *const A = NULL;\n\n");
-	sb_addf(out, "\tstruct ag_dims dv[%u];\n\n"
-		"\ty = z = ex = 0;\n"
-		"\tfor (unsigned g = 0; g < nb && !b->error; g += per) {\n"
+	sb_addf(out, "\tfor (unsigned g = 0; g < nb && !b->error; g += per) {\n"
 		"\t\tconst unsigned m = nb - g < per ? nb - g : per;\n\n"
 		"\t\t*(volatile unsigned *)&b->ctaid[0] = c0 + g;\n"
-		"\t\tfor (int64_t k = 0; !b->error && (!k || (k * d.nctaid[0] + c0 + g) * nx < n); k++) {\n"
-		"\t\t\tconst int64_t v0 = k * d.nctaid[0] + c0 + g, left = n - v0 * nx;\n"
-		"\t\t\tconst int32_t xe = (int32_t)(!k || left > (int64_t)m * nx ? (int64_t)m * nx : left);\n\n"
-		"\t\t\td.ctaid[0] = (uint32_t)v0;\n", SWEEP_FUSE_CARRIED);
-	for (f = slot ? SWEEP_FUSE_CARRIED : SWEEP_FUSE; f > 1; f /= 2)
-		emit_fused_turns(out, entry, f);
-	sb_adds(out, "\t\t\tfor (int32_t x = 0; x < xe; x++)\n");
-	sweep_call(out, "\t\t\t\t", entry, "d", "(size_t)k");
-	sb_adds(out, "\t\t}\n");
+		"\t\tag_sweep%u(b, &w, S, A, prm, d, n, c0 + g, m);\n", entry);
 	if (st->split) {
 		sb_adds(out, "\t\tb->ctaid[0] = c0 + g;\n\t\tb->nb = m;\n"
 			"\t\tb->carry = A;\n\t\tb->carry_c0 = c0 + g;\n");
@@ -775,6 +807,39 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 		sb_adds(out, "\t\tb->carry = NULL;\n");
 	}
 	sb_adds(out, "\t}\n}\n\n");
+}
+
+/* A kernel whose loop each block sweeps for its own threads (stride.c,
+ * in_block): its blocks run in lockstep, and the first warp of a block
+ * that reaches the guard calls ag_ownN, which sweeps the block's threads'
+ * turns, their carried registers in the worker's carry memory and their
+ * slot S after them, and leaves b->carry for the guard; 0 when the launch
+ * may not be swept (its warps then run the loop as well).  b->carry is
+ * the block function's to clear: it says which block was swept. */
+static void emit_block_own(uint32_t entry, uint32_t dyn, uint32_t psize,
+			   const struct tr_stride *st, struct strbuf *out)
+{
+	emit_sweep(entry, st->slot, out);
+	sb_addf(out, "static int ag_own%u(struct ag_block *b)\n{\n"
+		"\tconst struct ag_kernel_env *env = b->env;\n"
+		"\tconst struct ag_dims d = ag_dims_of(b);\n"
+		"\tconst unsigned char *const prm = env->params;\n\n", entry);
+	emit_sweep_checks(st, out);
+	sb_adds(out, "\t\treturn 0;\n\t}\n\tconst int32_t nx = (int32_t)d.ntid[0];\n");
+	emit_lone_warp(dyn, psize, out);
+	sb_addf(out, "\tconst size_t at = ((size_t)nx * %u + 63) / 64 * 64;\n"
+		"\tunsigned char *const A = env->svc->carry(b, at + sizeof(struct ag_sv%u));\n\n"
+		"\tif (!A) {\n"
+		"\t\tenv->svc->fault(b, 2, \"out of memory for the loop's registers\");\n"
+		"\t\treturn 1;\n\t}\n"
+		"\tstruct ag_sv%u *const S = (struct ag_sv%u *)(A + at);\n\n",
+		st->slot, entry, entry, entry);
+	emit_lone_frame(out);
+	sb_addf(out, "\tag_sweep%u(b, &w, S, A, prm, d, n, b->ctaid[0], 1);\n"
+		"\tb->carry = A;\n\tb->carry_c0 = b->ctaid[0];\n\treturn 1;\n}\n\n"
+		"static void ag_k%u(struct ag_block *b)\n{\n\tb->carry = NULL;\n", entry, entry);
+	tr_emit_block_run(out, "\t", entry, dyn, 0, psize);
+	sb_adds(out, "\tb->carry = NULL;\n}\n\n");
 }
 
 /* The block function of a kernel with barriers run by row groups
@@ -1027,6 +1092,7 @@ static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const u
 static int stride_kernel(struct tr *t, uint32_t entry, uint32_t dyn, struct strbuf *out)
 {
 	const struct tr_stride *st = t->fi[entry].stride;
+	uint32_t psize;
 	int rc;
 
 	t->scalar = 1;
@@ -1034,8 +1100,13 @@ static int stride_kernel(struct tr *t, uint32_t entry, uint32_t dyn, struct strb
 	t->scalar = 0;
 	if (rc)
 		return -1;
-	emit_block_stride(entry, dyn, ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0),
-			  st, out);
+	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
+	if (st->in_block) {
+		/* one block a call: each its own sweep and carry memory */
+		emit_block_own(entry, dyn, psize, st, out);
+		return 1;
+	}
+	emit_block_stride(entry, dyn, psize, st, out);
 	return st->split ? TR_FAST_SWEEP : TR_FAST_ROWS;
 }
 

@@ -247,9 +247,12 @@ uint32_t tr_label_stmt(const struct ptx_func *fn, const char *label);  /* its st
 
 /* consts.c: registers whose one write is an unguarded mov of an
  * immediate; tr_const_def gives that mov and its type, or NULL;
- * tr_one_def the one instruction that writes reg, or NULL (none, more) */
+ * tr_one_def the one instruction that writes reg, or NULL (none, more).
+ * tr_consts_scan_to counts only the writes in statements [0, end): what
+ * code that never runs past end sees (stride.c). */
 struct tr_consts;
 struct tr_consts *tr_consts_scan(const struct ptx_func *fn);
+struct tr_consts *tr_consts_scan_to(const struct ptx_func *fn, uint32_t end);
 const struct ptx_insn *tr_one_def(const struct tr_consts *c, const char *reg);
 const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
 				    enum ptx_type *ty);
@@ -382,14 +385,16 @@ void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s);
 void tr_insn_reads(const struct ptx_insn *in, struct tr_names *s);
 
 /* stride.c: a kernel's grid-stride loop swept turn by turn over virtual
- * blocks.  tr_stride_scan: 1 when fn's only loop is one that may (s then
- * says where), else 0.  With t->stride set, the emitters ask:
+ * blocks.  tr_stride_scan: 1 when fn's only loop is one that may, or a
+ * loop after a barrier that each block may sweep for its own threads (s
+ * then says where), else 0.  With t->stride set, the emitters ask:
  * tr_stride_scalar, in the scalar translation, whether an instruction is
  * left out or replaced (1), to be emitted (0), or failed (-1);
  * tr_stride_block, there too, at the start of the basic block that begins
  * at statement i (the loop's head, END); tr_stride_guard, in the lockstep
  * translation, before the guard's branch (0, or -1 on error). */
 #define TR_STRIDE_CARRIED 8
+#define TR_STRIDE_SLICE 32
 struct tr_stride {
 	const struct ptx_insn *guard;   /* @(i >= n) bra END, before the loop */
 	const struct ptx_insn *back, *test, *step;      /* the loop's bottom */
@@ -407,6 +412,13 @@ struct tr_stride {
 				 * lockstep) */
 	int exit_run;           /* instructions that only the loop's exit
 				 * runs come before END, a block of their own */
+	int in_block;           /* the loop follows a barrier: the first warp
+				 * of a block in lockstep that reaches the
+				 * guard sweeps the block's threads' turns */
+	uint32_t guard_at;      /* in_block: the guard's statement, and */
+	uint32_t slice[TR_STRIDE_SLICE];        /* the statements before it
+						 * that the sweep runs */
+	uint32_t nslice;
 };
 int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s);
 /* stride.c: whether kernel fn reads %tid.x and %ctaid.x only to make the

@@ -265,15 +265,21 @@ static void stride_ptx(char *buf, size_t size, const char *pre, const char *body
 		 "$END:\n%s\tret;\n}\n", pre, body, step, end);
 }
 
-static int turn_by_turn(const char *ptx)
+/* Whether the C that ptx translates to holds what. */
+static int translation_has(const char *ptx, const char *what)
 {
 	struct strbuf c = STRBUF_INIT;
 	int has;
 
 	translate_to(ptx, &c);
-	has = strstr(c.buf, "a grid-stride loop, turn by turn") != NULL;
+	has = strstr(c.buf, what) != NULL;
 	sb_free(&c);
 	return has;
+}
+
+static int turn_by_turn(const char *ptx)
+{
+	return translation_has(ptx, "a grid-stride loop, turn by turn");
 }
 
 /* Runs the loop of stride_ptx over out[0, 1000) with n = 997 on 5 blocks
@@ -405,6 +411,114 @@ static void test_stride_loops(void **state)
 	/* the block's stride, not the grid's */
 	stride_ptx(ptx, sizeof(ptx), "", store_i, "1", "");
 	assert_false(turn_by_turn(ptx));
+}
+
+/* A shared-memory histogram of a[i] & 15 into h: the bins zeroed before
+ * a barrier, counted in a grid-stride loop after it, added to h after a
+ * second one.  pre goes before the first barrier, body into the loop
+ * (%r16: the bin's byte offset). */
+static void block_ptx(char *buf, size_t size, const char *pre, const char *body)
+{
+	snprintf(buf, size, HEADER
+		 ".visible .entry k(.param .u64 a, .param .u64 h, .param .u32 n)\n{\n"
+		 "\t.reg .b32 %%r<24>;\n\t.reg .pred %%p<6>;\n\t.reg .b64 %%rd<10>;\n"
+		 "\t.shared .align 4 .b8 sm[64];\n"
+		 "\tld.param.u64 %%rd1, [a];\n\tld.param.u64 %%rd2, [h];\n"
+		 "\tld.param.u32 %%r6, [n];\n\tmov.u32 %%r8, %%tid.x;\n"
+		 "\tsetp.lt.u32 %%p3, %%r8, 16;\n\tshl.b32 %%r11, %%r8, 2;\n"
+		 "\tmov.u32 %%r12, sm;\n\tadd.s32 %%r13, %%r12, %%r11;\n%s"
+		 "\t@!%%p3 bra $ZEROED;\n\tmov.u32 %%r14, 0;\n\tst.shared.u32 [%%r13], %%r14;\n"
+		 "$ZEROED:\n\tbar.sync 0;\n"
+		 "\tmov.u32 %%r1, %%ntid.x;\n\tmov.u32 %%r7, %%ctaid.x;\n"
+		 "\tmad.lo.s32 %%r10, %%r7, %%r1, %%r8;\n"
+		 "\tsetp.ge.s32 %%p1, %%r10, %%r6;\n\t@%%p1 bra $END;\n"
+		 "\tmov.u32 %%r9, %%nctaid.x;\n\tmul.lo.s32 %%r3, %%r9, %%r1;\n"
+		 "\tcvta.to.global.u64 %%rd3, %%rd1;\n"
+		 "$LOOP:\n"
+		 "\tmul.wide.s32 %%rd4, %%r10, 4;\n\tadd.s64 %%rd5, %%rd3, %%rd4;\n"
+		 "\tld.global.u32 %%r15, [%%rd5];\n\tand.b32 %%r16, %%r15, 15;\n"
+		 "\tshl.b32 %%r16, %%r16, 2;\n%s"
+		 "\tmov.u32 %%r17, sm;\n\tadd.s32 %%r18, %%r17, %%r16;\n"
+		 "\tatom.shared.add.u32 %%r19, [%%r18], 1;\n"
+		 "\tadd.s32 %%r10, %%r10, %%r3;\n"
+		 "\tsetp.lt.s32 %%p2, %%r10, %%r6;\n\t@%%p2 bra $LOOP;\n"
+		 "$END:\n\tbar.sync 0;\n\t@!%%p3 bra $DONE;\n"
+		 "\tcvta.to.global.u64 %%rd6, %%rd2;\n\tmul.wide.u32 %%rd7, %%r8, 4;\n"
+		 "\tadd.s64 %%rd8, %%rd6, %%rd7;\n\tld.shared.u32 %%r20, [%%r13];\n"
+		 "\tatom.global.add.u32 %%r21, [%%rd8], %%r20;\n"
+		 "$DONE:\n\tret;\n}\n", pre, body);
+}
+
+/* Runs block_ptx's kernel over a[i] = i, i < 997, on 5 blocks of 64
+ * threads: h[b] counts the i with i & 15 == b. */
+static void run_block_hist(const char *ptx)
+{
+	static uint32_t a[997];
+	uint32_t h[16] = { 0 };
+	struct {
+		uint32_t *a, *h;
+		int32_t n;
+	} prm = { a, h, 997 };
+	char msg[256];
+	int i;
+
+	for (i = 0; i < 997; i++)
+		a[i] = (uint32_t)i;
+	if (run_params(ptx, "k", 5, 64, &prm, msg, sizeof(msg)))
+		fail_msg("run: %s", msg);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(h[i], 997 / 16 + (i < 997 % 16));
+}
+
+static int own_sweep(const char *ptx)
+{
+	return translation_has(ptx, "ag_own0(b)");
+}
+
+/*
+ * Which grid-stride loops after a barrier each block sweeps for its own
+ * threads (stride.c, in_block): before the barrier the kernel may do
+ * anything but leave or jump past it; what the loop reads of the code
+ * before it must be made on every path there, by computing; and no
+ * mbarriers.  Each element is still counted once, in its block's bins.
+ */
+static void test_block_sweeps(void **state)
+{
+	char ptx[4096];
+
+	(void)state;
+	block_ptx(ptx, sizeof(ptx), "", "");
+	assert_true(own_sweep(ptx));
+	run_block_hist(ptx);
+	/* a value made before the barrier on every path, read in the loop */
+	block_ptx(ptx, sizeof(ptx), "\tmov.u32 %r22, 0;\n", "\tadd.s32 %r16, %r16, %r22;\n");
+	assert_true(own_sweep(ptx));
+	run_block_hist(ptx);
+
+	/* a thread that leaves before the barrier */
+	block_ptx(ptx, sizeof(ptx), "\tsetp.gt.u32 %p4, %r8, 1000;\n\t@%p4 ret;\n", "");
+	assert_false(own_sweep(ptx));
+	run_block_hist(ptx);
+	/* a value loaded from memory before the barrier, read in the loop */
+	block_ptx(ptx, sizeof(ptx), "\tld.global.u32 %r22, [%rd1+8];\n\tsub.s32 %r22, %r22, 2;\n",
+		  "\tadd.s32 %r16, %r16, %r22;\n");
+	assert_false(own_sweep(ptx));
+	run_block_hist(ptx);
+	/* one made on only one of the paths there (a label keeps the branch
+	 * a branch: ifconv.c), or twice */
+	block_ptx(ptx, sizeof(ptx), "\t@%p3 bra $MADE;\n$IN:\n\tmov.u32 %r22, 0;\n$MADE:\n",
+		  "\tadd.s32 %r16, %r16, %r22;\n");
+	assert_false(own_sweep(ptx));
+	block_ptx(ptx, sizeof(ptx), "\tmov.u32 %r22, 0;\n\t@%p3 bra $MADE;\n\tmov.u32 %r22, 0;\n"
+		  "$MADE:\n", "\tadd.s32 %r16, %r16, %r22;\n");
+	assert_false(own_sweep(ptx));
+	run_block_hist(ptx);
+	/* a jump past the barrier */
+	block_ptx(ptx, sizeof(ptx), "\tsetp.gt.u32 %p4, %r8, 1000;\n\t@%p4 bra $END;\n", "");
+	assert_false(own_sweep(ptx));
+	/* an mbarrier */
+	block_ptx(ptx, sizeof(ptx), "\tmbarrier.init.shared.b64 [sm+56], 1;\n", "");
+	assert_false(own_sweep(ptx));
 }
 
 /* Translating ptx must fail with a message containing want. */
@@ -1472,6 +1586,7 @@ int main(void)
 		cmocka_unit_test(test_short_branches),
 		cmocka_unit_test(test_row_group_choice),
 		cmocka_unit_test(test_stride_loops),
+		cmocka_unit_test(test_block_sweeps),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
