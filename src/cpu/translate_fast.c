@@ -524,6 +524,16 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
  * change them.  wide: the threads compute far more than they load and
  * store, and the thread loop asks for the widest vectors (AG_WIDE).
  * rows: the block function moves d along a row of blocks (AG_KF_ROWS). */
+/* The parameters, prm: a copy of the launch's (copy), or those. */
+static void emit_params(uint32_t psize, int copy, struct strbuf *out)
+{
+	if (copy)
+		sb_addf(out, "\t_Alignas(16) unsigned char prm[%u];\n\n"
+			"\tmemcpy(prm, env->params, %u);\n", psize ? psize : 1, psize);
+	else
+		sb_adds(out, "\tconst unsigned char *const prm = env->params;\n\n");
+}
+
 static void emit_block_start(const char *name, uint32_t entry, uint32_t psize, int copy, int wide,
 			     int rows, struct strbuf *out)
 {
@@ -532,11 +542,7 @@ static void emit_block_start(const char *name, uint32_t entry, uint32_t psize, i
 		"\t%sstruct ag_dims d = ag_dims_of(b);\n"
 		"\tunsigned char *const sh = b->shared;\n", wide ? "AG_WIDE " : "", name, entry,
 		rows ? "" : "const ");
-	if (copy)
-		sb_addf(out, "\t_Alignas(16) unsigned char prm[%u];\n\n"
-			"\tmemcpy(prm, env->params, %u);\n", psize ? psize : 1, psize);
-	else
-		sb_adds(out, "\tconst unsigned char *const prm = env->params;\n\n");
+	emit_params(psize, copy, out);
 }
 
 /* The block function's memory (ag_scratch): n parts, sizes their sizes
@@ -822,8 +828,8 @@ static void emit_block_own(uint32_t entry, uint32_t dyn, uint32_t psize,
 	emit_sweep(entry, st->slot, out);
 	sb_addf(out, "static int ag_own%u(struct ag_block *b)\n{\n"
 		"\tconst struct ag_kernel_env *env = b->env;\n"
-		"\tconst struct ag_dims d = ag_dims_of(b);\n"
-		"\tconst unsigned char *const prm = env->params;\n\n", entry);
+		"\tconst struct ag_dims d = ag_dims_of(b);\n", entry);
+	emit_params(psize, 1, out);
 	emit_sweep_checks(st, out);
 	sb_adds(out, "\t\treturn 0;\n\t}\n\tconst int32_t nx = (int32_t)d.ntid[0];\n");
 	emit_lone_warp(dyn, psize, out);
