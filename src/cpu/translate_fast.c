@@ -597,16 +597,12 @@ static void emit_lone_frame(struct strbuf *out)
 }
 
 /* What the block functions that run their threads one at a time without
- * barriers declare: the lone warp, and the thread's slot S (xyz: and
- * the thread loop's y, z and exit flag). */
-static void emit_plain_start(uint32_t entry, uint32_t dyn, uint32_t psize, int xyz,
-			     struct strbuf *out)
+ * barriers declare: the lone warp, and the thread's slot S. */
+static void emit_plain_start(uint32_t entry, uint32_t dyn, uint32_t psize, struct strbuf *out)
 {
 	struct strbuf sizes = STRBUF_INIT;
 
-	sb_adds(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n");
-	if (xyz)
-		sb_adds(out, "\tunsigned y, z, ex;\n");
+	sb_adds(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n\tunsigned y, z, ex;\n");
 	emit_lone_warp(dyn, psize, out);
 	sb_addf(&sizes, "1 * sizeof(struct ag_sv%u)", entry);
 	emit_scratch(1, sizes.buf, out);
@@ -619,7 +615,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 			     int group, int row, struct strbuf *out)
 {
 	emit_block_start("ag_k", entry, psize, copy, wide, !group, out);
-	emit_plain_start(entry, dyn, psize, 1, out);
+	emit_plain_start(entry, dyn, psize, out);
 	if (!group) {
 		/* with row, one block as wide as the row (tr_index_only), in
 		 * spans whose threads' x fit an int32_t: one loop over the row,
@@ -773,6 +769,24 @@ static void emit_sweep_checks(const struct tr_stride *st, struct strbuf *out)
 		"\t    bad) {\n");
 }
 
+/* A sweep's memory, the worker's carry memory (b->carry when the blocks
+ * then run in lockstep): the carried registers of count blocks' threads
+ * (A), then the thread's slot S, which the scratch memory's growing for
+ * those blocks leaves in place; out of memory, the block function returns
+ * ret. */
+static void emit_sweep_memory(uint32_t entry, unsigned slot, const char *count, const char *ret,
+			      struct strbuf *out)
+{
+	sb_addf(out, "\tconst size_t at = ((size_t)%s * nx * %u + 63) / 64 * 64;\n"
+		"\tunsigned char *const A = env->svc->carry(b, at + sizeof(struct ag_sv%u));\n\n"
+		"\tif (!A) {\n"
+		"\t\tenv->svc->fault(b, 2, \"out of memory for the loop's registers\");\n"
+		"\t\treturn%s;\n\t}\n"
+		"\tstruct ag_sv%u *const S = (struct ag_sv%u *)(A + at);\n\n",
+		count, slot, entry, ret, entry, entry);
+	emit_lone_frame(out);
+}
+
 /* The block function of a kernel whose grid-stride loop is swept over
  * several blocks (stride.c): as many at a time as keep the carry memory
  * within AG_SWEEP_CARRY, a fault naming the first of them.  When the
@@ -789,19 +803,14 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 	emit_sweep_checks(st, out);
 	tr_emit_block_run(out, "\t\t", entry, dyn, 0, psize);
 	sb_adds(out, "\t\treturn;\n\t}\n");
-	emit_plain_start(entry, dyn, psize, 0, out);
+	sb_adds(out, "\tconst int32_t nx = (int32_t)d.ntid[0];\n");
+	emit_lone_warp(dyn, psize, out);
 	sb_adds(out, "\tconst unsigned c0 = b->ctaid[0], nb = b->nb, per = ");
 	if (slot)
 		sb_addf(out, "ag_sweep_blocks(nb, nx, %u);\n", slot);
 	else
 		sb_adds(out, "nb;\n");
-	if (slot || st->split)
-		sb_addf(out, "\tunsigned char *const A = b->env->svc->carry(b, (size_t)per * nx * %u + 64);\n\n"
-			"\tif (!A) {\n"
-			"\t\tenv->svc->fault(b, 2, \"out of memory for the loop's registers\");\n"
-			"\t\treturn;\n\t}\n", slot);
-	else
-		sb_adds(out, "\tunsigned char *const A = NULL;\n\n");
+	emit_sweep_memory(entry, slot, "per", "", out);
 	sb_addf(out, "\tfor (unsigned g = 0; g < nb && !b->error; g += per) {\n"
 		"\t\tconst unsigned m = nb - g < per ? nb - g : per;\n\n"
 		"\t\t*(volatile unsigned *)&b->ctaid[0] = c0 + g;\n"
@@ -833,14 +842,7 @@ static void emit_block_own(uint32_t entry, uint32_t dyn, uint32_t psize,
 	emit_sweep_checks(st, out);
 	sb_adds(out, "\t\treturn 0;\n\t}\n\tconst int32_t nx = (int32_t)d.ntid[0];\n");
 	emit_lone_warp(dyn, psize, out);
-	sb_addf(out, "\tconst size_t at = ((size_t)nx * %u + 63) / 64 * 64;\n"
-		"\tunsigned char *const A = env->svc->carry(b, at + sizeof(struct ag_sv%u));\n\n"
-		"\tif (!A) {\n"
-		"\t\tenv->svc->fault(b, 2, \"out of memory for the loop's registers\");\n"
-		"\t\treturn 1;\n\t}\n"
-		"\tstruct ag_sv%u *const S = (struct ag_sv%u *)(A + at);\n\n",
-		st->slot, entry, entry, entry);
-	emit_lone_frame(out);
+	emit_sweep_memory(entry, st->slot, "1", " 1", out);
 	sb_addf(out, "\tag_sweep%u(b, &w, S, A, prm, d, n, b->ctaid[0], 1);\n"
 		"\tb->carry = A;\n\tb->carry_c0 = b->ctaid[0];\n\treturn 1;\n}\n\n"
 		"static void ag_k%u(struct ag_block *b)\n{\n\tb->carry = NULL;\n", entry, entry);
