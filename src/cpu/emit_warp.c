@@ -5,6 +5,7 @@
  * instruction together, so a warp operation reads all lanes' sources
  * first, then writes each active lane's result.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "cpu/kernel_abi.h"
@@ -398,6 +399,26 @@ tr_emit_fn tr_warp_emitter(const char *opcode)
 	return NULL;
 }
 
+/* What the sweep carried for lane l of a group call (stride.c): the
+ * register in's destination, at offset o->i of the lane's thread's slot. */
+static int carried(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
+		   struct strbuf *sb, enum ptx_type *ty)
+{
+	static const struct ptx_operand x = { .kind = PTX_OP_REG, .name = "%tid", .component = "x" };
+	const struct tr_sym *d = tr_lookup(t, in->ops[0].name);
+	struct strbuf e = STRBUF_INIT;
+
+	if (!d || tr_sreg(t, in, &x, &e, ty)) {
+		sb_free(&e);
+		return tr_unsupported(t, in, "a carried register");
+	}
+	sb_addf(sb, "ag_ld(%s, ag_carried_at(b, %s, %u) + %" PRId64 ")", tr_ctype(d->type), e.buf,
+		t->stride->slot, o->i);
+	*ty = d->type;
+	sb_free(&e);
+	return 0;
+}
+
 /* A special register of lane l as a C expression. */
 int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o,
 	    struct strbuf *sb, enum ptx_type *ty)
@@ -441,6 +462,8 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 	const char *c = o->component;
 	size_t i;
 
+	if (t->shape && t->stride && !strcmp(o->name, TR_CARRIED) && !c)
+		return carried(t, in, o, sb, ty);
 	if (t->shape && !strcmp(o->name, "%laneid") && !c) {
 		/* a call that runs a warp: part h holds its lanes 16h.. */
 		sb_adds(sb, "(uint32_t)(AG_G * @H + l)");

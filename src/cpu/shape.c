@@ -747,7 +747,50 @@ static void mark_rows(struct tr_shape *s, const struct tr_flow *f)
 	}
 }
 
-struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *cs, int warp)
+/* The statement of instruction in of fn. */
+static uint32_t stmt_of(const struct ptx_func *fn, const struct ptx_insn *in)
+{
+	return (uint32_t)(((const char *)in - (const char *)&fn->body[0].u.insn) /
+			  sizeof(fn->body[0]));
+}
+
+/* The flow of a swept kernel as the group calls after its sweep run it
+ * (stride.c, past): the guard and the loop gone, what went to the guard
+ * going to END, where the guard sends every lane. */
+static void cut_loop(const struct ptx_func *fn, const struct tr_stride *past, struct tr_flow *f)
+{
+	uint32_t *to = xmalloc((f->n + 1) * sizeof(*to)), i, n = 0, end = f->n;
+
+	for (i = f->n; i-- > 0;) {
+		uint32_t k = stmt_of(fn, f->ins[i]);
+
+		end = k >= past->end ? i : end;
+	}
+	for (i = 0; i < f->n; i++) {
+		uint32_t k = stmt_of(fn, f->ins[i]);
+
+		to[i] = k >= past->guard_at && k < past->end ? UINT32_MAX : n++;
+	}
+	to[f->n] = n;
+	for (i = 0; i < f->n; i++)
+		if (to[i] == UINT32_MAX)
+			to[i] = to[end];
+	for (i = 0; i < f->n; i++) {
+		uint32_t k = stmt_of(fn, f->ins[i]), j = to[i];
+
+		if (k >= past->guard_at && k < past->end)
+			continue;
+		f->ins[j] = f->ins[i];
+		f->next[j] = f->next[i] <= f->n ? to[f->next[i]] : f->next[i];
+		f->jump[j] = f->jump[i] <= f->n ? to[f->jump[i]] : f->jump[i];
+		f->ends[j] = f->ends[i];
+	}
+	f->n = n;
+	free(to);
+}
+
+struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *cs, int warp,
+			       const struct tr_stride *past)
 {
 	struct tr_shape *s;
 	struct tr_flow f;
@@ -761,6 +804,8 @@ struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts
 		free(names);
 		return NULL;
 	}
+	if (past)
+		cut_loop(fn, past, &f);
 	s = xcalloc(1, sizeof(*s));
 	s->v = xcalloc(n + 1, sizeof(*s->v));
 	s->n = n;
@@ -769,6 +814,10 @@ struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts
 		s->v[i] = (struct shape_reg){ .name = names[i],
 					      .bits = int_bits(decl_type(fn, names[i])) };
 	free(names);
+	/* each lane takes up what its thread carried */
+	for (i = 0; past && i < past->ncarried; i++)
+		if (find(s, past->carried[i]))
+			find(s, past->carried[i])->k = TR_SHAPE_V;
 	mark_rows(s, &f);
 	dirty = find_dirty(s, &f);
 	if (fixed_point(s, cs, &f, dirty) || !qualifies(s, &f)) {

@@ -34,9 +34,14 @@
  * turn (and at END, the guard's target, on the first turn) and takes them
  * back at the loop's head on the next.  When the kernel goes on after the
  * loop (shuffles, shared memory, barriers: a reduction), its blocks then
- * run in lockstep one at a time, and the guard before the loop sends every
- * lane past it with its carried registers from the slots (b->carry,
- * tr_stride_guard): the block reduces what its threads' sweep summed.
+ * run one at a time, and the guard before the loop sends every lane past
+ * it with its carried registers from the slots (b->carry): the block
+ * reduces what its threads' sweep summed.  They run in calls of a warp
+ * (group.c) where the kernel's shapes allow with the loop left out
+ * (shape.c's past: the guard goes to END, each lane's carried registers
+ * varying), the guard a mov of each from TR_CARRIED and a branch to END
+ * (group_guard); else, and for blocks that are not whole warps, in
+ * lockstep (tr_stride_guard).  The reduction, one thread: 4.2 -> 3.2 ms.
  *
  * The loop qualifies when, as nvcc writes it (tr_stride_scan):
  *
@@ -912,6 +917,7 @@ static int scan_loop(const struct scan *sc, const struct ptx_insn *back, uint32_
 	    !body_ok(fn, h, e, in_block) || !turns_apart(fn, h, e, i, step, s))
 		return 0;
 	s->in_block = in_block;
+	s->guard_at = g;
 	s->exit_run = end > e + 1;
 	s->split = in_block || s->exit_run || !only_returns(fn, end + 1);
 	if (s->split && !after_ok(fn, g, e, i, s))
@@ -1121,6 +1127,58 @@ static int sweep_guard(struct tr *t, const struct ptx_insn *in)
 	return rc;
 }
 
+/* The type modifier of a mov of register reg, or NULL when a group call
+ * cannot take it from the sweep's slot (a predicate). */
+static const char *carried_mod(struct tr *t, const char *reg)
+{
+	const struct tr_sym *sym = tr_lookup(t, reg);
+
+	if (!sym || (ptx_type_size(sym->type) != 4 && ptx_type_size(sym->type) != 8))
+		return NULL;
+	if (tr_is_float(sym->type))
+		return ptx_type_size(sym->type) == 4 ? ".f32" : ".f64";
+	return ptx_type_size(sym->type) == 4 ? ".b32" : ".b64";
+}
+
+/* The guard in the group calls that run a swept kernel on after its loop
+ * (translate_fast.c): each lane takes up its thread's carried registers
+ * (a mov from TR_CARRIED, emit_warp.c), and the call goes to END. */
+static int group_guard(struct tr *t)
+{
+	const struct tr_stride *s = t->stride;
+	const char *mods[1];
+	struct ptx_operand ops[2], end = { .kind = PTX_OP_SYM, .name = t->fn->body[s->end].u.label };
+	struct ptx_insn mov = { .opcode = "mov", .mods = mods, .nmods = 1, .ops = ops, .nops = 2,
+				.line = s->guard->line };
+	struct ptx_insn bra = { .opcode = "bra", .ops = &end, .nops = 1, .line = s->guard->line };
+	uint32_t j;
+
+	for (j = 0; j < s->ncarried; j++) {
+		if (!(mods[0] = carried_mod(t, s->carried[j])))
+			return tr_unsupported(t, s->guard, "a predicate carried out of a swept loop");
+		ops[0] = (struct ptx_operand){ .kind = PTX_OP_REG, .name = s->carried[j] };
+		ops[1] = (struct ptx_operand){ .kind = PTX_OP_REG, .name = TR_CARRIED, .i = s->at[j] };
+		if (tr_emit_insn(t, &mov))
+			return -1;
+	}
+	return tr_emit_insn(t, &bra);
+}
+
+/* In those group calls, the guard, and the loop left out. */
+static int group_past(struct tr *t, const struct ptx_insn *in)
+{
+	const struct tr_stride *s = t->stride;
+	const uintptr_t p = (uintptr_t)in, body = (uintptr_t)t->fn->body;
+	uint32_t k;
+
+	if (p < body || p >= (uintptr_t)(t->fn->body + t->fn->nbody))
+		return 0;       /* one group_guard made */
+	k = stmt_of(t->fn, in);
+	if (in == s->guard)
+		return group_guard(t) ? -1 : 1;
+	return k > s->guard_at && k < s->end;
+}
+
 int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
 {
 	const struct tr_stride *s = t->stride;
@@ -1129,6 +1187,8 @@ int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
 
 	if (!s || !t->scalar)
 		return 0;
+	if (t->shape)
+		return group_past(t, in);
 	if (t->past_loop || in == s->test || in == s->step)
 		return 1;
 	/* a block's sweep runs of the code before the guard only what makes
@@ -1154,7 +1214,7 @@ int tr_stride_block(struct tr *t, uint32_t i)
 	struct strbuf slot = STRBUF_INIT;
 	int rc = 0;
 
-	if (!s || !t->scalar || (i != s->head && i != s->end))
+	if (!s || !t->scalar || t->shape || (i != s->head && i != s->end))
 		return 0;
 	sweep_slot(t, &slot);
 	if (i == s->head) {

@@ -794,7 +794,7 @@ static void emit_sweep_memory(uint32_t entry, unsigned slot, const char *count, 
  * takes the carried registers up at END (b->carry).  A launch the sweep
  * may not take runs in lockstep from the start. */
 static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
-			      const struct tr_stride *st, struct strbuf *out)
+			      const struct tr_stride *st, int group, struct strbuf *out)
 {
 	const unsigned slot = st->slot;
 
@@ -815,7 +815,12 @@ static void emit_block_stride(uint32_t entry, uint32_t dyn, uint32_t psize,
 		"\t\tconst unsigned m = nb - g < per ? nb - g : per;\n\n"
 		"\t\t*(volatile unsigned *)&b->ctaid[0] = c0 + g;\n"
 		"\t\tag_sweep%u(b, &w, S, A, prm, d, n, c0 + g, m);\n", entry);
-	if (st->split) {
+	if (st->split && group) {
+		sb_addf(out, "\t\tb->nb = 1;\n\t\tb->carry = A;\n\t\tb->carry_c0 = c0 + g;\n"
+			"\t\tfor (unsigned j = 0; j < m && !b->error; j++) {\n"
+			"\t\t\tb->ctaid[0] = c0 + g + j;\n\t\t\tag_kg%u(b);\n\t\t}\n"
+			"\t\tb->carry = NULL;\n", entry);
+	} else if (st->split) {
 		sb_adds(out, "\t\tb->ctaid[0] = c0 + g;\n\t\tb->nb = m;\n"
 			"\t\tb->carry = A;\n\t\tb->carry_c0 = c0 + g;\n");
 		tr_emit_block_run(out, "\t\t", entry, dyn, 0, psize);
@@ -860,12 +865,12 @@ static void emit_block_own(uint32_t entry, uint32_t dyn, uint32_t psize,
  * runs it again from the start one thread at a time, or with warp (calls
  * that run a warp each), ag_klN in lockstep.  Those need rows of whole
  * warps; other blocks go to ag_klN from the start. */
-static void emit_block_groups(uint32_t entry, uint32_t dyn, uint32_t psize, int copy, int warp,
-			      struct strbuf *out)
+static void emit_block_groups(const char *name, uint32_t entry, uint32_t dyn, uint32_t psize,
+			      int copy, int warp, struct strbuf *out)
 {
 	struct strbuf sizes = STRBUF_INIT;
 
-	emit_block_start("ag_k", entry, psize, copy, 0, 0, out);
+	emit_block_start(name, entry, psize, copy, 0, 0, out);
 	if (warp)
 		sb_addf(out, "\tif (d.ntid[0] %% 32) {\n\t\tag_kl%u(b);\n\t\treturn;\n\t}\n", entry);
 	sb_addf(out, "\tconst uint32_t nx = d.ntid[0], ngx = (nx + AG_G - 1) / AG_G;\n"
@@ -1075,7 +1080,7 @@ static int compute_bound(const struct reach_use *u)
  * nor parameters of calls, and shape.c finds its control flow uniform
  * (warp: for calls that run a warp each). */
 static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const uint8_t *seen,
-				     int warp)
+				     int warp, const struct tr_stride *past)
 {
 	const struct ptx_func *fn = &t->m->funcs[entry];
 	struct tr_consts *c;
@@ -1090,32 +1095,38 @@ static struct tr_shape *group_shapes(const struct tr *t, uint32_t entry, const u
 		    fn->body[i].u.decl.space != PTX_SPACE_SHARED)
 			return NULL;
 	c = tr_consts_scan(fn);
-	s = tr_shape_scan(fn, c, warp);
+	s = tr_shape_scan(fn, c, warp, past);
 	tr_consts_free(c);
 	return s;
 }
 
-/* A kernel whose grid-stride loop is swept (stride.c): the scalar
- * translation of its loop, a turn a call, and its block function. */
-static int stride_kernel(struct tr *t, uint32_t entry, uint32_t dyn, struct strbuf *out)
+/* The group translation of a kernel in calls that run one warp each
+ * (ag_gN), after the sweep of its grid-stride loop with past (stride.c);
+ * 0 when the kernel has none, or when an instruction has no form in it. */
+static int warp_calls(struct tr *t, uint32_t entry, const uint8_t *seen,
+		      const struct tr_stride *past, struct strbuf *out)
 {
-	const struct tr_stride *st = t->fi[entry].stride;
-	uint32_t psize;
+	struct tr_shape *shape;
+	size_t len = out->len;
+	uint32_t shared = t->shared_size;
 	int rc;
 
+	if (t->groups == AG_GROUPS_OFF || !(shape = group_shapes(t, entry, seen, 1, past)))
+		return 0;
 	t->scalar = 1;
+	t->shape = shape;
 	rc = tr_function(t, entry, out);
+	t->shape = NULL;
 	t->scalar = 0;
-	if (rc)
-		return -1;
-	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
-	if (st->in_block) {
-		/* one block a call: each its own sweep and carry memory */
-		emit_block_own(entry, dyn, psize, st, out);
-		return 1;
+	tr_shape_free(shape);
+	if (rc) {
+		/* the lockstep translation, already made, runs it instead */
+		sb_truncate(out, len);
+		memset(t->err, 0, sizeof(*t->err));
+		t->shared_size = shared;
+		return 0;
 	}
-	emit_block_stride(entry, dyn, psize, st, out);
-	return st->split ? TR_FAST_SWEEP : TR_FAST_ROWS;
+	return 1;
 }
 
 /*
@@ -1133,30 +1144,46 @@ static int stride_kernel(struct tr *t, uint32_t entry, uint32_t dyn, struct strb
 static int warp_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
 		       struct strbuf *out)
 {
-	struct tr_shape *shape;
-	size_t len = out->len;
-	uint32_t psize, shared = t->shared_size;
-	int rc;
+	uint32_t psize;
 
-	if (t->groups == AG_GROUPS_OFF || !(shape = group_shapes(t, entry, seen, 1)))
+	if (!warp_calls(t, entry, seen, NULL, out))
 		return 0;
-	t->scalar = 1;
-	t->shape = shape;
-	rc = tr_function(t, entry, out);
-	t->shape = NULL;
-	t->scalar = 0;
-	tr_shape_free(shape);
-	if (rc) {
-		/* the lockstep translation, already made, runs it instead */
-		sb_truncate(out, len);
-		memset(t->err, 0, sizeof(*t->err));
-		t->shared_size = shared;
-		return 0;
-	}
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
 	tr_emit_lockstep_block(out, "ag_kl", entry, dyn, 0, psize);
-	emit_block_groups(entry, dyn, psize, 1, 1, out);
+	emit_block_groups("ag_k", entry, dyn, psize, 1, 1, out);
 	return 1;
+}
+
+/* A kernel whose grid-stride loop is swept (stride.c): the scalar
+ * translation of its loop, a turn a call, and its block function.  When
+ * the kernel goes on after the loop, its blocks run on in calls of a warp
+ * (ag_kgN, warp_calls) where their shapes allow, else in lockstep: the
+ * reduction's shuffles, shared memory and barriers after its loop as
+ * vector code. */
+static int stride_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
+			 struct strbuf *out)
+{
+	const struct tr_stride *st = t->fi[entry].stride;
+	uint32_t psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
+	int rc, group;
+
+	t->scalar = 1;
+	rc = tr_function(t, entry, out);
+	t->scalar = 0;
+	if (rc)
+		return -1;
+	if (st->in_block) {
+		/* one block a call: each its own sweep and carry memory */
+		emit_block_own(entry, dyn, psize, st, out);
+		return 1;
+	}
+	group = st->split && !st->exit_run && warp_calls(t, entry, seen, st, out);
+	if (group) {
+		tr_emit_lockstep_block(out, "ag_kl", entry, dyn, 0, psize);
+		emit_block_groups("ag_kg", entry, dyn, psize, 1, 1, out);
+	}
+	emit_block_stride(entry, dyn, psize, st, group, out);
+	return st->split ? TR_FAST_SWEEP : TR_FAST_ROWS;
 }
 
 int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t dyn,
@@ -1187,7 +1214,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * vector code (group.c), with the scalar translation for the groups
 	 * whose indices cross the wrap. */
 	if (t->fi[entry].stride && !t->fi[entry].spins)
-		return stride_kernel(t, entry, dyn, out);
+		return stride_kernel(t, entry, seen, dyn, out);
 	if (u.shared && u.volatile_)
 		return 0;
 	if (u.lockstep)
@@ -1197,7 +1224,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	for (f = 0; f < t->m->nfuncs; f++)
 		calls |= seen[f] && f != entry;
 	if (t->groups == AG_GROUPS_ALL || (lockstep && t->groups == AG_GROUPS_AUTO))
-		shape = group_shapes(t, entry, seen, 0);
+		shape = group_shapes(t, entry, seen, 0, NULL);
 	if (lockstep && !shape)
 		return 0;
 	if (!t->scalar_done)
@@ -1221,7 +1248,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	psize = ptx_param_layout(&t->m->funcs[entry], NULL, NULL, NULL, 0);
 	if (group && nresume) {
 		emit_block("ag_kt", entry, dyn, psize, !calls, nresume, records, out);
-		emit_block_groups(entry, dyn, psize, !calls, 0, out);
+		emit_block_groups("ag_k", entry, dyn, psize, !calls, 0, out);
 	} else if (nresume) {
 		emit_block("ag_k", entry, dyn, psize, !calls, nresume, records, out);
 	} else {

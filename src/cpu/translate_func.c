@@ -794,7 +794,7 @@ static int reaches_memory(const struct ptx_insn *in)
 		strcmp(in->opcode, "cvta") && strcmp(in->opcode, "isspacep");
 }
 
-static int emit_insn(struct tr *t, const struct ptx_insn *in)
+int tr_emit_insn(struct tr *t, const struct ptx_insn *in)
 {
 	static const struct {
 		const char *op;
@@ -1006,7 +1006,7 @@ static int emit_body(struct tr *t, const uint32_t *bb)
 			size_t from = t->code.len;
 
 			ins[nins++] = &s->u.insn;
-			rc = emit_insn(t, &s->u.insn);
+			rc = tr_emit_insn(t, &s->u.insn);
 			if (!rc)
 				tr_remat_note(t, &s->u.insn, from);
 			terminated = ends_block(&s->u.insn);

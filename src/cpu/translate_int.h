@@ -135,6 +135,9 @@ extern const char ag_translate_prelude[];
 /* translate_func.c: appends the frame struct, run function and entry
  * point (block function or callable) of m->funcs[fidx] to out. */
 int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out);
+/* The code of one instruction of the function being translated (or of
+ * one made up for it: stride.c). */
+int tr_emit_insn(struct tr *t, const struct ptx_insn *in);
 /* The liveness of the function being translated (live.c), found on first
  * use and kept until it is done; NULL when it cannot be told. */
 const struct tr_live *tr_liveness(struct tr *t);
@@ -415,12 +418,16 @@ struct tr_stride {
 	int in_block;           /* the loop follows a barrier: the first warp
 				 * of a block in lockstep that reaches the
 				 * guard sweeps the block's threads' turns */
-	uint32_t guard_at;      /* in_block: the guard's statement, and */
-	uint32_t slice[TR_STRIDE_SLICE];        /* the statements before it
-						 * that the sweep runs */
+	uint32_t guard_at;      /* the guard's statement */
+	uint32_t slice[TR_STRIDE_SLICE];        /* in_block: the statements
+						 * before it that the sweep runs */
 	uint32_t nslice;
 };
 int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s);
+/* The special register through which a group call after a sweep reads
+ * what the sweep carried (stride.c, emit_warp.c's tr_sreg). */
+#define TR_CARRIED "%ag_carried"
+
 /* stride.c: whether kernel fn reads %tid.x and %ctaid.x only to make the
  * grid-wide index %ctaid.x * %ntid.x + %tid.x (in 32 bits, or in 64 from
  * the product's mul.wide.u32 and %tid.x widened), nothing of a lane's
@@ -470,10 +477,14 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
  * step *c) whose lanes must not cross the wrap; tr_shape_parts: how many
  * row groups a call runs together, tr_shape_looped: whether in a loop over
  * them (else written out).  With warp, a call runs one warp, two
- * row groups of a row whose width is a multiple of 32, and may shuffle. */
+ * row groups of a row whose width is a multiple of 32, and may shuffle.
+ * With past, the kernel as the group calls after the sweep of its
+ * grid-stride loop run it: the guard sends every lane to END with what
+ * its thread carried (varying), and the loop is gone. */
 enum { TR_SHAPE_NONE, TR_SHAPE_U, TR_SHAPE_L, TR_SHAPE_V };
 struct tr_shape;
-struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *c, int warp);
+struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *c, int warp,
+			       const struct tr_stride *past);
 int tr_shape_reg(const struct tr_shape *s, const char *reg, int64_t *c);
 int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t *op, int64_t *c,
 		   int *is_signed);

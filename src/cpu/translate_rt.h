@@ -842,15 +842,17 @@ AG_INLINE unsigned ag_sweep_blocks(unsigned nb, int32_t nx, unsigned slot)
 	return per < 1 ? 1 : per < nb ? (unsigned)per : nb;
 }
 
-/* Where lane l's registers after its grid-stride loop lie, a slot of
+/* Where thread x's registers after its grid-stride loop lie, a slot of
  * size bytes, in what the sweep of its call's blocks left (b->carry,
- * stride.c). */
+ * stride.c); and lane l's. */
+AG_INLINE const unsigned char *ag_carried_at(const struct ag_block *b, uint32_t x, unsigned size)
+{
+	return b->carry + ((size_t)(b->ctaid[0] - b->carry_c0) * b->env->ntid[0] + x) * size;
+}
+
 AG_INLINE const unsigned char *ag_carried(const struct ag_warp *w, unsigned l, unsigned size)
 {
-	const struct ag_block *b = w->b;
-
-	return b->carry + ((size_t)(b->ctaid[0] - b->carry_c0) * b->env->ntid[0] +
-			   w->tid[0][l]) * size;
+	return ag_carried_at(w->b, w->tid[0][l], size);
 }
 
 /* mbarrier objects, 8 bytes of shared memory: pending arrivals (bits

@@ -8,10 +8,11 @@
  * block when the launch is 2D, where the engine falls back to lockstep.
  * Loops that carry values from one turn to the next and go on after the
  * loop with warp shuffles, shared memory and barriers (a reduction: the
- * engine sweeps the loop, then runs the rest in lockstep from where the
- * loop left each thread), that branch inside, compare unsigned, or read
- * their thread's own index (which stay in lockstep) must keep their
- * meaning too, bit for bit, and a fault in the loop is an illegal address.
+ * engine sweeps the loop, then runs the rest in calls of a warp, or in
+ * lockstep when blocks are not whole warps, from where the loop left each
+ * thread), that branch inside, compare unsigned, or read their thread's
+ * own index (which stay in lockstep) must keep their meaning too, bit for
+ * bit, and a fault in the loop is an illegal address.
  */
 #include <cstdint>
 #include "check.h"
@@ -463,6 +464,9 @@ int main(void)
 	run_running(6, 96, 6 * 96 * 4 + 50);
 	/* turns 1 to 4 share a loop, then 5 and 6, then the cut 7 alone */
 	run_running(6, 96, 6 * 96 * 7 + 50);
+	/* blocks of whole warps go on after the loop in calls of a warp,
+	 * others in lockstep */
+	run_running(5, 40, 5 * 40 * 3 + 7);
 	run_unsigned_and_fold(9, 128, 9 * 128 * 2 + 3);
 	/* sums carried out of the loop into shuffles, shared memory and a
 	 * barrier: many turns, a last turn cut short, n short of the grid,

@@ -334,6 +334,7 @@ static void test_stride_loops(void **state)
 		   "\tor.b32 %r12, %r12, %r13;\n\tsetp.eq.u32 %p3, %r12, 0;\n"
 		   "\t@%p3 st.global.u32 [%rd1], %r11;\n");
 	assert_true(turn_by_turn(ptx));
+	assert_true(translation_has(ptx, "ag_kg0(b)"));
 	run_stride(ptx, out);
 	assert_int_equal(out[0], 4);
 	for (i = 1; i < 1000; i++)
