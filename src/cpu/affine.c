@@ -28,7 +28,8 @@
  * the barrier finds the base its register was written with.
  *
  * A register gets a base only when the instruction that writes it is its
- * only writer in the kernel (counted over every destination operand) and
+ * only writer in the kernel (counted over every destination operand; in
+ * a swept grid-stride loop's thread, up to the loop's end) and
  * is a move, add, sub, mul.lo, mad.lo or shl of 32-bit integers whose
  * multipliers of %tid.x are constants.  Its base is assigned where it is,
  * under the same guard, before it (the sources are still unchanged then);
@@ -96,7 +97,7 @@ static void note_dests(struct tr_aff *a, const struct ptx_operand *o)
 
 /* skip: an instruction not to count, which the translation leaves out
  * (a grid-stride loop's step, stride.c), or NULL. */
-struct tr_aff *tr_aff_scan(const struct ptx_func *fn, const struct ptx_insn *skip)
+struct tr_aff *tr_aff_scan(const struct ptx_func *fn, const struct ptx_insn *skip, uint32_t end)
 {
 	struct tr_aff *a;
 	uint32_t i, n = 0;
@@ -104,7 +105,7 @@ struct tr_aff *tr_aff_scan(const struct ptx_func *fn, const struct ptx_insn *ski
 	if (tr_redeclared(fn))
 		return NULL;
 	a = xcalloc(1, sizeof(*a));
-	for (i = 0; i < fn->nbody; i++)
+	for (i = 0; i < end && i < fn->nbody; i++)
 		if (fn->body[i].kind == PTX_STMT_INSN && fn->body[i].u.insn.nops &&
 		    &fn->body[i].u.insn != skip)
 			note_dests(a, &fn->body[i].u.insn.ops[0]);

@@ -1127,7 +1127,8 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	declare_params(t);
 	t->consts = tr_consts_scan(t->fn);
 	if (t->scalar && t->fn->is_entry && !t->shape) {
-		t->aff = tr_aff_scan(t->fn, t->stride ? t->stride->step : NULL);
+		t->aff = tr_aff_scan(t->fn, t->stride ? t->stride->step : NULL,
+				     t->stride ? t->stride->end : t->fn->nbody);
 		/* the lockstep translation, done first, saw its barriers */
 		if (t->fi[fidx].flags & AG_KF_BARRIER)
 			t->remat = tr_remat_scan(t->fn, t->consts);

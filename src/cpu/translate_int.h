@@ -446,9 +446,11 @@ int tr_stride_guard(struct tr *t, const struct ptx_insn *in);
  * tr_aff_base: 1 and the C name of register name's base in sb when it has
  * one (a barrier saves it with the register), else 0; tr_aff_shared: 1
  * when it wrote a shared address through such a register; tr_aff_stride:
- * its multiple of %tid.x, 0 when it has no base. */
+ * its multiple of %tid.x, 0 when it has no base.  The scan counts the
+ * writes of statements [0, end) but skip: a swept loop's step, and what
+ * comes after the loop, which the sweep's thread never runs (stride.c). */
 struct tr_aff;
-struct tr_aff *tr_aff_scan(const struct ptx_func *fn, const struct ptx_insn *skip);
+struct tr_aff *tr_aff_scan(const struct ptx_func *fn, const struct ptx_insn *skip, uint32_t end);
 int tr_aff_insn(struct tr *t, const struct ptx_insn *in);
 int tr_aff_base(struct tr *t, const char *name, struct strbuf *sb);
 int tr_aff_shared(struct tr *t, const char *name, int64_t off, struct strbuf *sb);
