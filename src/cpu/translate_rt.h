@@ -331,6 +331,54 @@ AG_INLINE void ag_prefetch_block(uintptr_t *seen, const uintptr_t *rec)
 	}
 }
 
+/*
+ * A prefetcher across blocks for the fast path's blocks without barriers
+ * (translate_fast.c, emit_thread_row): the first and the last thread of
+ * a row of a block record each site's address (first, last), and the
+ * lines of the reach between them, moved on twice as far as from the row
+ * before (seen) to this one, are asked for, when it is no wider than
+ * AG_AHEAD_SPAN and the move no longer than AG_REC_MAX: the lines two
+ * blocks on of a kernel whose threads each reach a few places a block's
+ * width apart, which the hardware's prefetchers do not follow.  A load
+ * whose lines a store asks for too (x[i] += a) leaves it to the store.
+ */
+#define AG_AHEAD_SPAN ((uintptr_t)16 << 10)
+
+AG_INLINE int ag_ahead_reach(const uintptr_t *seen, const uintptr_t *first, const uintptr_t *last,
+			     unsigned k, uintptr_t *lo, uintptr_t *hi)
+{
+	const uintptr_t d = first[k] - seen[k];
+
+	if (!first[k] || !last[k] || !seen[k] || !d || d + AG_REC_MAX >= 2 * AG_REC_MAX)
+		return 0;
+	*lo = (first[k] < last[k] ? first[k] : last[k]) + 2 * d;
+	*hi = (first[k] < last[k] ? last[k] : first[k]) + 2 * d;
+	return *hi - *lo <= AG_AHEAD_SPAN;
+}
+
+AG_INLINE void ag_prefetch_ahead(uintptr_t *seen, const uintptr_t *first, const uintptr_t *last)
+{
+	uintptr_t lo[AG_REC_SLOTS], hi[AG_REC_SLOTS], p;
+	uint8_t on[AG_REC_SLOTS];
+	unsigned k, j;
+
+	for (k = 0; k < AG_REC_SLOTS; k++) {
+		on[k] = (uint8_t)ag_ahead_reach(seen, first, last, k, &lo[k], &hi[k]);
+		if (first[k])
+			seen[k] = first[k];
+	}
+	for (k = 0; k < AG_REC_SITES; k++)
+		for (j = AG_REC_SITES; j < AG_REC_SLOTS && on[k]; j++)
+			on[k] = !on[j] || lo[k] >> 6 != lo[j] >> 6 || hi[k] >> 6 != hi[j] >> 6;
+	for (k = 0; k < AG_REC_SLOTS; k++)
+		for (p = lo[k] & ~(uintptr_t)63; on[k] && p <= hi[k]; p += 64) {
+			if (k < AG_REC_SITES)
+				__builtin_prefetch((const void *)p, 0, 2);
+			else
+				__builtin_prefetch((const void *)p, 1);
+		}
+}
+
 /* Whether some lane is in state st: a byte equal to st in the four words
  * of ln->st (a loop over the lanes compiles to widening shuffles). */
 AG_INLINE int ag_in_state(const struct ag_lanes *ln, uint8_t st)
