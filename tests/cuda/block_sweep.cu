@@ -6,11 +6,11 @@
  * atomics, their reads of what the block put in shared memory before the
  * barrier, the values atomics return, the sums the loop carries into a
  * block reduction after it, and what a thread computed before the barrier
- * and uses after the loop must all keep their meaning: for every grid and
- * block (warps cut short, one thread, more blocks than work), every n
- * (short of the grid, past it, zero, negative) and in 2D launches (which
- * the engine runs in lockstep).  A fault in the loop is an illegal
- * address.
+ * and uses after the loop must all keep their meaning, over 32- and 64-bit
+ * indices: for every grid and block (warps cut short, one thread, more
+ * blocks than work), every n (short of the grid, past it, zero, negative)
+ * and in 2D launches (which the engine runs in lockstep).  A fault in the
+ * loop is an illegal address.
  */
 #include <cstdint>
 #include "check.h"
@@ -57,6 +57,31 @@ __global__ void lut_sum(const unsigned *w, const int *table, long long *out, int
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		long long s = 0;
+
+		for (unsigned t = 0; t < blockDim.x; t++)
+			s += part[t];
+		out[blockIdx.x] = s;
+	}
+}
+
+/* The same over a 64-bit index, its sum a double (whole numbers: exact
+ * in any order). */
+__global__ void lut_sum64(const unsigned *w, const int *table, double *out, size_t n)
+{
+	__shared__ int lut[16];
+	__shared__ double part[256];
+	double acc = 0;
+
+	if (threadIdx.x < 16)
+		lut[threadIdx.x] = table[threadIdx.x];
+	__syncthreads();
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)blockDim.x * gridDim.x)
+		acc += lut[w[i] & 15] * (double)(i % 5 + 1);
+	part[threadIdx.x] = acc;
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		double s = 0;
 
 		for (unsigned t = 0; t < blockDim.x; t++)
 			s += part[t];
@@ -148,6 +173,28 @@ static void run_lut_sum(int blocks, int threads, int n)
 	free(want), free(got), free(last), free(wlast);
 }
 
+static void run_lut_sum64(int blocks, int threads, size_t n)
+{
+	static const int table[16] = { 3, -1, 4, 1, -5, 9, 2, -6, 5, 3, -5, 8, 9, -7, 9, 3 };
+	unsigned *w = words_on_device((int)n);
+	double *want = (double *)calloc(blocks, 8), *got = (double *)malloc(blocks * 8), *dout;
+	int *dtable;
+
+	for (size_t i = 0; i < n; i++)
+		want[i / threads % blocks] += table[word((int)i) & 15] * (double)(i % 5 + 1);
+	CK(cudaMalloc(&dtable, sizeof(table)));
+	CK(cudaMalloc(&dout, blocks * 8));
+	CK(cudaMemcpy(dtable, table, sizeof(table), cudaMemcpyHostToDevice));
+	lut_sum64<<<blocks, threads>>>(w, dtable, dout, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(got, dout, blocks * 8, cudaMemcpyDeviceToHost));
+	check_array("lut_sum64: each block's sum", got, want, blocks);
+	CK(cudaFree(w));
+	CK(cudaFree(dtable));
+	CK(cudaFree(dout));
+	free(want), free(got);
+}
+
 static void run_tickets(dim3 grid, int threads, int n)
 {
 	int T = grid.x * threads, nb = grid.x * grid.y;
@@ -211,6 +258,8 @@ int main(void)
 	run_lut_sum(40, 96, 40 * 96 * 5 + 13);
 	run_lut_sum(9, 256, 1000);
 	run_lut_sum(3, 33, 0);
+	run_lut_sum64(30, 128, 30 * 128 * 4 + 9);
+	run_lut_sum64(5, 64, 100);
 	run_tickets(dim3(10), 64, 10 * 64 * 3 + 5);
 	run_tickets(dim3(6), 100, 200);
 	run_tickets(dim3(4, 2), 64, 1500);

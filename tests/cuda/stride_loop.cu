@@ -6,13 +6,14 @@
  * 1D launch, whatever the grid, the block (warps cut short included) and
  * n (past the grid, short of it, zero, negative); once per y thread or y
  * block when the launch is 2D, where the engine falls back to lockstep.
- * Loops that carry values from one turn to the next and go on after the
- * loop with warp shuffles, shared memory and barriers (a reduction: the
- * engine sweeps the loop, then runs the rest in calls of a warp, or in
- * lockstep when blocks are not whole warps, from where the loop left each
- * thread), that branch inside, compare unsigned, or read their thread's
- * own index (which stay in lockstep) must keep their meaning too, bit for
- * bit, and a fault in the loop is an illegal address.
+ * Loops that carry values from one turn to the next (of 32 and 64 bits)
+ * and go on after the loop with warp shuffles, shared memory and barriers
+ * (a reduction: the engine sweeps the loop, then runs the rest in calls
+ * of a warp, or in lockstep when blocks are not whole warps, from where
+ * the loop left each thread), that branch inside, compare unsigned, or
+ * read their thread's own index (which stay in lockstep) must keep their
+ * meaning too, bit for bit, and a fault in the loop is an illegal
+ * address.
  */
 #include <cstdint>
 #include "check.h"
@@ -113,6 +114,53 @@ __global__ void block_sum(const float *in, float *out, int n)
 		sum = warp_sum(sum);
 		if (lane == 0)
 			out[blockIdx.y * gridDim.x + blockIdx.x] = sum;
+	}
+}
+
+/* 64-bit sums over a 64-bit index, carried out of the loop into 64-bit
+ * shuffles (two 32-bit ones each in PTX), shared memory and a barrier:
+ * exact, the values being whole numbers, in any order. */
+__device__ double warp_dsum(double v)
+{
+	for (int off = 16; off > 0; off >>= 1)
+		v += __shfl_down_sync(0xffffffffu, v, off);
+	return v;
+}
+
+__device__ long long warp_lsum(long long v)
+{
+	for (int off = 16; off > 0; off >>= 1)
+		v += __shfl_down_sync(0xffffffffu, v, off);
+	return v;
+}
+
+__global__ void wide_sums(const double *in, double *out, long long *count, size_t n)
+{
+	__shared__ double ws[WARPS_MAX];
+	__shared__ long long wc[WARPS_MAX];
+	int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = (blockDim.x + 31) / 32;
+	double s = 0;
+	long long c = 0;
+
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)blockDim.x * gridDim.x) {
+		s += in[i];
+		c += (long long)i;
+	}
+	s = warp_dsum(s);
+	c = warp_lsum(c);
+	if (lane == 0) {
+		ws[warp] = s;
+		wc[warp] = c;
+	}
+	__syncthreads();
+	if (warp == 0) {
+		s = warp_dsum(lane < nw ? ws[lane] : 0);
+		c = warp_lsum(lane < nw ? wc[lane] : 0);
+		if (lane == 0) {
+			out[blockIdx.x] = s;
+			count[blockIdx.x] = c;
+		}
 	}
 }
 
@@ -420,6 +468,37 @@ static void run_stats(unsigned blocks, unsigned threads, int n)
 	free(hneg), free(wneg);
 }
 
+static void run_wide_sums(unsigned blocks, unsigned threads, size_t n)
+{
+	size_t m = n ? n : 1;
+	double *in, *out, *hin = (double *)malloc(m * 8), *h = (double *)malloc(blocks * 8);
+	double *want = (double *)calloc(blocks, 8);
+	long long *count, *hc = (long long *)malloc(blocks * 8), *wc = (long long *)calloc(blocks, 8);
+	char what[96];
+
+	for (size_t i = 0; i < n; i++) {
+		hin[i] = (double)(i % 1000);
+		want[i / threads % blocks] += hin[i];
+		wc[i / threads % blocks] += (long long)i;
+	}
+	CK(cudaMalloc(&in, m * 8));
+	CK(cudaMalloc(&out, blocks * 8));
+	CK(cudaMalloc(&count, blocks * 8));
+	CK(cudaMemcpy(in, hin, n * 8, cudaMemcpyHostToDevice));
+	wide_sums<<<blocks, threads>>>(in, out, count, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(h, out, blocks * 8, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(hc, count, blocks * 8, cudaMemcpyDeviceToHost));
+	snprintf(what, sizeof(what), "wide sums of %u blocks of %u threads over %zu", blocks,
+		 threads, n);
+	check_array(what, h, want, blocks);
+	check_array(what, hc, wc, blocks);
+	CK(cudaFree(in));
+	CK(cudaFree(out));
+	CK(cudaFree(count));
+	free(hin), free(h), free(want), free(hc), free(wc);
+}
+
 /* A loop that writes through a pointer it was not given faults. */
 static void run_fault(void)
 {
@@ -477,6 +556,9 @@ int main(void)
 	run_block_sum(dim3(40), 96, 40 * 96 * 3);
 	run_block_sum(dim3(8), 256, 0);
 	run_block_sum(dim3(12, 2), 64, 12 * 64 * 4 + 1);
+	run_wide_sums(50, 128, 50 * 128 * 6 + 33);
+	run_wide_sums(9, 96, 500);
+	run_wide_sums(4, 64, 0);
 	run_stats(30, 64, 30 * 64 * 5 + 17);
 	run_stats(7, 256, 1000);
 	run_fault();
