@@ -517,13 +517,6 @@ static int emit_funcs(struct tr *t, const uint8_t *seen, uint32_t entry, struct 
 	return 0;
 }
 
-/* The start of both block functions: the launch's sizes, and the
- * parameters copied into the block function's own array when no device
- * function needs their original addresses (isspacep.param compares with
- * them): the thread loop then knows that stores to device memory do not
- * change them.  wide: the threads compute far more than they load and
- * store, and the thread loop asks for the widest vectors (AG_WIDE).
- * rows: the block function moves d along a row of blocks (AG_KF_ROWS). */
 /* The parameters, prm: a copy of the launch's (copy), or those. */
 static void emit_params(uint32_t psize, int copy, struct strbuf *out)
 {
@@ -534,6 +527,13 @@ static void emit_params(uint32_t psize, int copy, struct strbuf *out)
 		sb_adds(out, "\tconst unsigned char *const prm = env->params;\n\n");
 }
 
+/* The start of both block functions: the launch's sizes, and the
+ * parameters copied into the block function's own array when no device
+ * function needs their original addresses (isspacep.param compares with
+ * them): the thread loop then knows that stores to device memory do not
+ * change them.  wide: the threads compute far more than they load and
+ * store, and the thread loop asks for the widest vectors (AG_WIDE).
+ * rows: the block function moves d along a row of blocks (AG_KF_ROWS). */
 static void emit_block_start(const char *name, uint32_t entry, uint32_t psize, int copy, int wide,
 			     int rows, struct strbuf *out)
 {
