@@ -69,12 +69,6 @@ struct scan {
 	uint8_t *pure;
 };
 
-/* The index in fn->body of the statement that is instruction in. */
-static size_t body_index(const struct ptx_func *fn, const struct ptx_insn *in)
-{
-	return (size_t)((const char *)in - (const char *)&fn->body[0].u.insn) / sizeof(fn->body[0]);
-}
-
 /* Whether source operand o is the same every time the thread reads it. */
 static int pure_source(const struct scan *sc, const struct ptx_operand *o)
 {
@@ -92,7 +86,7 @@ static int pure_source(const struct scan *sc, const struct ptx_operand *o)
 			return tr_in_list(launch_sregs, sizeof(launch_sregs) / sizeof(launch_sregs[0]),
 					  o->name);
 		def = tr_one_def(sc->c, o->name);
-		return def && sc->pure[body_index(sc->fn, def)];
+		return def && sc->pure[tr_stmt_of(sc->fn, def)];
 	default:
 		return 0;
 	}

@@ -747,13 +747,6 @@ static void mark_rows(struct tr_shape *s, const struct tr_flow *f)
 	}
 }
 
-/* The statement of instruction in of fn. */
-static uint32_t stmt_of(const struct ptx_func *fn, const struct ptx_insn *in)
-{
-	return (uint32_t)(((const char *)in - (const char *)&fn->body[0].u.insn) /
-			  sizeof(fn->body[0]));
-}
-
 /* The flow of a swept kernel as the group calls after its sweep run it
  * (stride.c, past): the guard and the loop gone, what went to the guard
  * going to END, where the guard sends every lane. */
@@ -762,12 +755,12 @@ static void cut_loop(const struct ptx_func *fn, const struct tr_stride *past, st
 	uint32_t *to = xmalloc((f->n + 1) * sizeof(*to)), i, n = 0, end = f->n;
 
 	for (i = f->n; i-- > 0;) {
-		uint32_t k = stmt_of(fn, f->ins[i]);
+		uint32_t k = tr_stmt_of(fn, f->ins[i]);
 
 		end = k >= past->end ? i : end;
 	}
 	for (i = 0; i < f->n; i++) {
-		uint32_t k = stmt_of(fn, f->ins[i]);
+		uint32_t k = tr_stmt_of(fn, f->ins[i]);
 
 		to[i] = k >= past->guard_at && k < past->end ? UINT32_MAX : n++;
 	}
@@ -776,7 +769,7 @@ static void cut_loop(const struct ptx_func *fn, const struct tr_stride *past, st
 		if (to[i] == UINT32_MAX)
 			to[i] = to[end];
 	for (i = 0; i < f->n; i++) {
-		uint32_t k = stmt_of(fn, f->ins[i]), j = to[i];
+		uint32_t k = tr_stmt_of(fn, f->ins[i]), j = to[i];
 
 		if (k >= past->guard_at && k < past->end)
 			continue;

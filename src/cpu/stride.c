@@ -114,13 +114,6 @@ struct scan {
 
 /* The one instruction of the kernel that writes register reg, when one
  * and unguarded does (its statement index in *at), else NULL. */
-/* The statement of instruction in of fn. */
-static uint32_t stmt_of(const struct ptx_func *fn, const struct ptx_insn *in)
-{
-	return (uint32_t)(((const char *)in - (const char *)&fn->body[0].u.insn) /
-			  sizeof(fn->body[0]));
-}
-
 static const struct ptx_insn *only_writer(const struct scan *sc, const char *reg, uint32_t *at)
 {
 	const struct ptx_insn *w = tr_one_def(sc->defs, reg);
@@ -128,7 +121,7 @@ static const struct ptx_insn *only_writer(const struct scan *sc, const char *reg
 	if (!w || w->guard)
 		return NULL;
 	if (at)
-		*at = stmt_of(sc->fn, w);
+		*at = tr_stmt_of(sc->fn, w);
 	return w;
 }
 
@@ -1175,7 +1168,7 @@ static int group_past(struct tr *t, const struct ptx_insn *in)
 
 	if (p < body || p >= (uintptr_t)(t->fn->body + t->fn->nbody))
 		return 0;       /* one group_guard made */
-	k = stmt_of(t->fn, in);
+	k = tr_stmt_of(t->fn, in);
 	if (in == s->guard)
 		return group_guard(t) ? -1 : 1;
 	return k > s->guard_at && k < s->end;
@@ -1195,7 +1188,7 @@ int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
 		return 1;
 	/* a block's sweep runs of the code before the guard only what makes
 	 * the loop's values (the lockstep run did the rest) */
-	if (s->in_block && stmt_of(t->fn, in) < s->guard_at && !in_slice(s, stmt_of(t->fn, in)))
+	if (s->in_block && tr_stmt_of(t->fn, in) < s->guard_at && !in_slice(s, tr_stmt_of(t->fn, in)))
 		return 1;
 	if (in == s->guard)
 		return sweep_guard(t, in);

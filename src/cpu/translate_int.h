@@ -194,6 +194,13 @@ static inline const struct ptx_insn *tr_insn_at(const struct ptx_func *fn, uint3
 	return i < fn->nbody && fn->body[i].kind == PTX_STMT_INSN ? &fn->body[i].u.insn : NULL;
 }
 
+/* The index in fn's body of the statement that is instruction in. */
+static inline uint32_t tr_stmt_of(const struct ptx_func *fn, const struct ptx_insn *in)
+{
+	return (uint32_t)(((const char *)in - (const char *)&fn->body[0].u.insn) /
+			  sizeof(fn->body[0]));
+}
+
 /* Whether in loads from memory (ld, ldu). */
 static inline int tr_is_load(const struct ptx_insn *in)
 {
