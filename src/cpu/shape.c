@@ -747,36 +747,38 @@ static void mark_rows(struct tr_shape *s, const struct tr_flow *f)
 	}
 }
 
+/* Whether instruction in of fn is the guard of the swept loop past or
+ * lies between it and END. */
+static int cut_out(const struct ptx_func *fn, const struct tr_stride *past,
+		   const struct ptx_insn *in)
+{
+	uint32_t k = tr_stmt_of(fn, in);
+
+	return k >= past->guard_at && k < past->end;
+}
+
 /* The flow of a swept kernel as the group calls after its sweep run it
  * (stride.c, past): the guard and the loop gone, what went to the guard
  * going to END, where the guard sends every lane. */
 static void cut_loop(const struct ptx_func *fn, const struct tr_stride *past, struct tr_flow *f)
 {
-	uint32_t *to = xmalloc((f->n + 1) * sizeof(*to)), i, n = 0, end = f->n;
+	uint32_t *to = xmalloc((f->n + 1) * sizeof(*to)), i, n = 0, end;
 
-	for (i = f->n; i-- > 0;) {
-		uint32_t k = tr_stmt_of(fn, f->ins[i]);
-
-		end = k >= past->end ? i : end;
-	}
-	for (i = 0; i < f->n; i++) {
-		uint32_t k = tr_stmt_of(fn, f->ins[i]);
-
-		to[i] = k >= past->guard_at && k < past->end ? UINT32_MAX : n++;
-	}
+	for (end = 0; end < f->n && tr_stmt_of(fn, f->ins[end]) < past->end; end++)
+		;
+	for (i = 0; i < f->n; i++)
+		to[i] = cut_out(fn, past, f->ins[i]) ? UINT32_MAX : n++;
 	to[f->n] = n;
 	for (i = 0; i < f->n; i++)
 		if (to[i] == UINT32_MAX)
 			to[i] = to[end];
 	for (i = 0; i < f->n; i++) {
-		uint32_t k = tr_stmt_of(fn, f->ins[i]), j = to[i];
-
-		if (k >= past->guard_at && k < past->end)
+		if (cut_out(fn, past, f->ins[i]))
 			continue;
-		f->ins[j] = f->ins[i];
-		f->next[j] = f->next[i] <= f->n ? to[f->next[i]] : f->next[i];
-		f->jump[j] = f->jump[i] <= f->n ? to[f->jump[i]] : f->jump[i];
-		f->ends[j] = f->ends[i];
+		f->ins[to[i]] = f->ins[i];
+		f->next[to[i]] = f->next[i] <= f->n ? to[f->next[i]] : f->next[i];
+		f->jump[to[i]] = f->jump[i] <= f->n ? to[f->jump[i]] : f->jump[i];
+		f->ends[to[i]] = f->ends[i];
 	}
 	f->n = n;
 	free(to);

@@ -643,8 +643,8 @@ static int prologue_ok(const struct scan *sc, uint32_t from, uint32_t h, const c
  * bar.sync or barrier.sync of one operand (no thread count), unguarded. */
 static int block_barrier(const struct ptx_insn *in)
 {
-	return (!strcmp(in->opcode, "bar") || !strcmp(in->opcode, "barrier")) && !in->guard &&
-	       in->nops == 1 && tr_has(in, ".sync") && !tr_has(in, ".warp");
+	return tr_is_barrier(in) && !in->guard && in->nops == 1 && tr_has(in, ".sync") &&
+	       !tr_has(in, ".warp");
 }
 
 /* Whether statement k lies in a loop of statements [0, g). */
@@ -1178,6 +1178,7 @@ int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
 {
 	const struct tr_stride *s = t->stride;
 	struct strbuf slot = STRBUF_INIT;
+	uint32_t k;
 	int rc;
 
 	if (!s || !t->scalar)
@@ -1188,7 +1189,8 @@ int tr_stride_scalar(struct tr *t, const struct ptx_insn *in)
 		return 1;
 	/* a block's sweep runs of the code before the guard only what makes
 	 * the loop's values (the lockstep run did the rest) */
-	if (s->in_block && tr_stmt_of(t->fn, in) < s->guard_at && !in_slice(s, tr_stmt_of(t->fn, in)))
+	k = tr_stmt_of(t->fn, in);
+	if (s->in_block && k < s->guard_at && !in_slice(s, k))
 		return 1;
 	if (in == s->guard)
 		return sweep_guard(t, in);

@@ -192,13 +192,13 @@ static void emit_prototypes(struct tr *t, struct strbuf *out)
 
 		if (f->is_decl || tr_func_index(t, f->name) != i)
 			continue;
-		if (f->is_entry)
+		if (!f->is_entry)
+			sb_addf(out, "static void ag_f%u(struct ag_warp *w, uint8_t *m, "
+				"unsigned char *const *a);\n", i);
+		else
 			sb_addf(out, "static void ag_k%u(struct ag_block *b);\n", i);
 		if (f->is_entry && t->fi[i].stride && t->fi[i].stride->in_block)
 			sb_addf(out, "static int ag_own%u(struct ag_block *b);\n", i);
-		else
-			sb_addf(out, "static void ag_f%u(struct ag_warp *w, uint8_t *m, "
-				"unsigned char *const *a);\n", i);
 	}
 	sb_adds(out, "\n");
 }

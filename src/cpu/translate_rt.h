@@ -309,6 +309,23 @@ AG_INLINE void ag_prefetch_next(uintptr_t *seen, uintptr_t a, unsigned bytes, in
 #define AG_REC_ROWS 32
 #define AG_REC_MAX ((uintptr_t)1 << 20)
 
+/* Whether a site's address that moved by d from one block to the next
+ * moves on alike: it moved, by less than AG_REC_MAX either way. */
+AG_INLINE int ag_rec_moves(uintptr_t d)
+{
+	return d && d + AG_REC_MAX < 2 * AG_REC_MAX;
+}
+
+/* Asks for the line at p of slot k's site: a load's into the
+ * second-level cache, a store's to be written. */
+AG_INLINE void ag_rec_fetch(unsigned k, uintptr_t p)
+{
+	if (k < AG_REC_SITES)
+		__builtin_prefetch((const void *)p, 0, 2);
+	else
+		__builtin_prefetch((const void *)p, 1);
+}
+
 AG_INLINE void ag_prefetch_block(uintptr_t *seen, const uintptr_t *rec)
 {
 	unsigned k;
@@ -319,15 +336,10 @@ AG_INLINE void ag_prefetch_block(uintptr_t *seen, const uintptr_t *rec)
 		if (!rec[k])
 			continue;
 		seen[k] = rec[k];
-		if (!d || d + AG_REC_MAX >= 2 * AG_REC_MAX)
+		if (!ag_rec_moves(d))
 			continue;
-		if (k < AG_REC_SITES) {
-			__builtin_prefetch((const void *)next, 0, 2);
-			__builtin_prefetch((const void *)(next - 64), 0, 2);
-		} else {
-			__builtin_prefetch((const void *)next, 1);
-			__builtin_prefetch((const void *)(next - 64), 1);
-		}
+		ag_rec_fetch(k, next);
+		ag_rec_fetch(k, next - 64);
 	}
 }
 
@@ -349,7 +361,7 @@ AG_INLINE int ag_ahead_reach(const uintptr_t *seen, const uintptr_t *first, cons
 {
 	const uintptr_t d = first[k] - seen[k];
 
-	if (!first[k] || !last[k] || !seen[k] || !d || d + AG_REC_MAX >= 2 * AG_REC_MAX)
+	if (!first[k] || !last[k] || !seen[k] || !ag_rec_moves(d))
 		return 0;
 	*lo = (first[k] < last[k] ? first[k] : last[k]) + 2 * d;
 	*hi = (first[k] < last[k] ? last[k] : first[k]) + 2 * d;
@@ -371,12 +383,8 @@ AG_INLINE void ag_prefetch_ahead(uintptr_t *seen, const uintptr_t *first, const 
 		for (j = AG_REC_SITES; j < AG_REC_SLOTS && on[k]; j++)
 			on[k] = !on[j] || lo[k] >> 6 != lo[j] >> 6 || hi[k] >> 6 != hi[j] >> 6;
 	for (k = 0; k < AG_REC_SLOTS; k++)
-		for (p = lo[k] & ~(uintptr_t)63; on[k] && p <= hi[k]; p += 64) {
-			if (k < AG_REC_SITES)
-				__builtin_prefetch((const void *)p, 0, 2);
-			else
-				__builtin_prefetch((const void *)p, 1);
-		}
+		for (p = lo[k] & ~(uintptr_t)63; on[k] && p <= hi[k]; p += 64)
+			ag_rec_fetch(k, p);
 }
 
 /* Whether some lane is in state st: a byte equal to st in the four words
