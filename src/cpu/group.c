@@ -378,7 +378,7 @@ static void guard_free(struct tr *t, struct strbuf *pre, struct strbuf *cond,
 	sb_free(&all);
 }
 
-#define LOOP_HEAD "#pragma GCC ivdep\n#pragma GCC unroll 1\n" \
+#define LOOP_HEAD "#pragma GCC ivdep\n" NO_UNROLL \
 	"\t\tfor (size_t l = 0; l < AG_G; l++) {\n"
 
 /*
@@ -1027,7 +1027,7 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 	if (in->guard && (varies(t, in->guard) || !bra)) {
 		size_t at = t->code.len;
 
-		sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++)\n\t\t\tm[@H][l] &= !(");
+		sb_adds(&t->code, NO_UNROLL "\t\tfor (size_t l = 0; l < AG_G; l++)\n\t\t\tm[@H][l] &= !(");
 		tr_guard(t, in, &t->code);
 		sb_adds(&t->code, ");\n\t\ton[@H] = ag_gany(m[@H], AG_G);\n");
 		each_part(t, at);
@@ -1269,11 +1269,12 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	for (k = 1; k <= t->nresume; k++)
 		sb_addf(out, "\tcase %u: goto ag_R%u;\n", k, k);
 	/* the masks at the start (a resumed call takes its own back, and
-	 * whether all its lanes run) */
+	 * whether all its lanes run), NO_UNROLL's loop one vector compare
+	 * per part */
 	sb_addf(out, "\tdefault: break;\n\t}\n"
 		"\tfull = 1;\n"
 		"\tfor (size_t h = 0; h < %u; h++) {\n"
-		"\t\tfor (size_t l = 0; l < AG_G; l++)\n"
+		NO_UNROLL "\t\tfor (size_t l = 0; l < AG_G; l++)\n"
 		"\t\t\tm[h][l] = px[h] + l < nx;\n"
 		"\t\ton[h] = px[h] < nx;\n"
 		"\t\tfull &= px[h] + AG_G <= nx;\n\t}\n"

@@ -15,6 +15,16 @@
 
 #include "cpu/translate.h"
 
+/*
+ * What goes before every loop over the lanes of a half warp or group:
+ * GCC unrolls a loop of sixteen turns whole before it would make vector
+ * code of it, and then makes none.  A warp call's masks, made so with
+ * thirty-two compares and byte stores, took a fifth of the time of a call
+ * that shuffles and stores (46 -> 37 ns a warp kept a loop; the scan's
+ * blocks 5 per cent, one thread).
+ */
+#define NO_UNROLL "#pragma GCC unroll 1\n"
+
 enum tr_kind {
 	TK_REG,         /* per-lane register: W->r<id>[l] */
 	TK_PARAM,       /* callseq .param: per-lane bytes W->q<id>[l] */

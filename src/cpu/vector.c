@@ -135,11 +135,8 @@ static size_t seg_end(const struct tr *t, uint32_t i, size_t end)
 /*
  * The compiler cannot tell a pointer made from an integer from the frame's
  * rows, so it vectorizes an access loop only with a run-time test that the
- * two do not overlap.  A loop of 16 it would rather unroll completely, and
- * then vectorize nothing: the half-warp loops are kept loops.
+ * two do not overlap; the half-warp loops are kept loops (NO_UNROLL).
  */
-#define NO_UNROLL "#pragma GCC unroll 1\n"
-
 /* Whether the form of access s is found once per block, into the frame's
  * ag_form<site> (bit site of w->fixed says it is there): its register is
  * one a thread writes once at most (uniform.c), so every lane's address
