@@ -104,7 +104,7 @@ static int emit_shfl_group(struct tr *t, const struct ptx_insn *in, int mode, co
 	sb_adds(&t->code, "\t\t{\n\t\tuint32_t sv_[32], d_[32];\n\t\tuint8_t k_[32];\n");
 	at = t->code.len;
 	if (!from_rows) {
-		sb_addf(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++)\n"
+		sb_addf(&t->code, NO_UNROLL "\t\tfor (size_t l = 0; l < AG_G; l++)\n"
 			"\t\t\tsv_[AG_G * @H + l] = %s;\n", a);
 		tr_group_parts(t, at, 2);
 	}
@@ -121,7 +121,7 @@ static int emit_shfl_group(struct tr *t, const struct ptx_insn *in, int mode, co
 	}
 	if (!to_rows) {
 		at = t->code.len;
-		sb_adds(&t->code, "\t\tfor (size_t l = 0; l < AG_G; l++) {\n\t\t\t");
+		sb_adds(&t->code, NO_UNROLL "\t\tfor (size_t l = 0; l < AG_G; l++) {\n\t\t\t");
 		if (!same)
 			sb_addf(&t->code, "unsigned j_ = ag_shfl_src(%d, (int)(AG_G * @H + l), %s, %s, "
 				"&k_[AG_G * @H + l]);\n\t\t\td_[AG_G * @H + l] = sv_[j_];\n\t\t\t",

@@ -572,7 +572,7 @@ static void emit_lone_warp(uint32_t dyn, uint32_t psize, struct strbuf *out)
  * into vector code; a thread that fails the launch (trap, assert) thus
  * lets the rest of its row of threads run, as other threads of a GPU run
  * on meanwhile.  With row groups (group.c), a call of the group function
- * runs AG_PARTSN groups of AG_G threads (ag_gpart), and the threads of a
+ * runs AG_PARTSN groups of AG_G threads (ag_gparts), and the threads of a
  * call whose widening found its lanes across the wrap, before any store,
  * run one at a time instead.
  *
@@ -670,8 +670,7 @@ static void emit_block_plain(uint32_t entry, uint32_t dyn, uint32_t psize, int c
 		"\tfor (unsigned q = 0; q < nq && !b->error; q += AG_PARTS%u) {\n"
 		"\t\tuint32_t px[AG_PARTS%u], py[AG_PARTS%u], pz[AG_PARTS%u];\n"
 		"\t\tunsigned at = 0, k;\n\n"
-		"\t\tfor (k = 0; k < AG_PARTS%u; k++)\n"
-		"\t\t\tag_gpart(q + k, nq, ngx, &d, &px[k], &py[k], &pz[k]);\n"
+		"\t\tag_gparts(q, AG_PARTS%u, nq, ngx, &d, px, py, pz);\n"
 		"\t\tif (ag_g%u(NULL, &at, &w, prm, &d, px, py, pz, (uint32_t)nx, b, sh))\n"
 		"\t\t\tcontinue;\n"
 		"\t\tfor (k = 0; k < AG_PARTS%u; k++) {\n"
@@ -917,8 +916,7 @@ static void emit_block_groups(const char *name, uint32_t entry, uint32_t dyn, ui
 		"\tuint32_t *const px = (uint32_t *)(ag_mem + ag_at[2]), *const py = px + AG_PARTS%u * ng,\n"
 		"\t\t*const pz = py + AG_PARTS%u * ng;\n\n"
 		"\tmemset(at, 0, ag_size[1]);\n"
-		"\tfor (g = 0; g < AG_PARTS%u * ng; g++)\n"
-		"\t\tag_gpart(g, nq, ngx, &d, &px[g], &py[g], &pz[g]);\n"
+		"\tag_gparts(0, AG_PARTS%u * ng, nq, ngx, &d, px, py, pz);\n"
 		"\tw.stack_hi = (uintptr_t)__builtin_frame_address(0);\n"
 		"\tdo {\n"
 		"\t\tmore = 0;\n"
