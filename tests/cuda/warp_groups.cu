@@ -6,8 +6,9 @@
  * lane from threadIdx.x, two barriers), on sizes whose last block is
  * partial; the same kernel on blocks whose rows are not whole warps,
  * which run in lockstep instead; 2D blocks whose rows are one or two
- * warps; a shuffle's predicate and %laneid; and a shuffle whose source
- * lane differs from lane to lane.
+ * warps; a shuffle's predicate and %laneid; a shuffle whose source
+ * lane differs from lane to lane; and stores of some lanes of a warp to
+ * one place of shared and of global memory, one of which must win.
  */
 #include "check.h"
 
@@ -89,6 +90,28 @@ __global__ void lanes(int *valid, int *lane_ids, int *rotated, int *down)
 	valid[t] = ok;
 	lane_ids[t] = lane;
 	rotated[t] = __shfl_sync(FULL, v, (lane * 5 + 3) & 31);
+}
+
+/* The lanes whose bit of pick is set store their lane, passed through a
+ * shuffle (a warp call), to one place of shared and one of global memory
+ * per warp: CUDA keeps one of them; with none the places keep what they
+ * held (-1 in shared, the host's value in global). */
+__global__ void one_place(unsigned pick, int *global, int *shared_out)
+{
+	__shared__ int place[32];
+	int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+	int v = __shfl_xor_sync(FULL, lane, 1) ^ 1;
+
+	if (lane == 0)
+		place[warp] = -1;
+	__syncthreads();
+	if (pick >> lane & 1) {
+		place[warp] = v;
+		global[blockIdx.x * nw + warp] = v;
+	}
+	__syncthreads();
+	if (lane == 0)
+		shared_out[blockIdx.x * nw + warp] = place[warp];
 }
 
 static void scan_host(const unsigned *in, unsigned *out, unsigned *sums, int n, int per_block)
@@ -200,6 +223,33 @@ static void test_lanes(void)
 	CK(cudaFree(d));
 }
 
+static void test_one_place(unsigned pick)
+{
+	enum { BLOCKS = 3, THREADS = 128, N = BLOCKS * THREADS / 32 };
+	int global[N], shared[N], *d;
+	bool ok = true;
+
+	for (int i = 0; i < N; i++)
+		global[i] = -7;
+	CK(cudaMalloc(&d, 2 * N * sizeof(int)));
+	CK(cudaMemcpy(d, global, N * sizeof(int), cudaMemcpyHostToDevice));
+	one_place<<<BLOCKS, THREADS>>>(pick, d, d + N);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(global, d, N * sizeof(int), cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(shared, d + N, N * sizeof(int), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < N && ok; i++) {
+		if (!pick)
+			ok = check(global[i] == -7 && shared[i] == -1,
+				   "one place, no lane: warp %d holds %d and %d", i, global[i], shared[i]);
+		else
+			ok = check(global[i] >= 0 && global[i] < 32 && (pick >> global[i] & 1) &&
+				   shared[i] >= 0 && shared[i] < 32 && (pick >> shared[i] & 1),
+				   "one place, lanes %#x: warp %d holds lanes %d and %d", pick, i,
+				   global[i], shared[i]);
+	}
+	CK(cudaFree(d));
+}
+
 int main(void)
 {
 	test_block_scan(1 << 16, 256);         /* whole blocks */
@@ -210,5 +260,10 @@ int main(void)
 	test_row_sums(64, 2);                  /* two warps a row */
 	test_row_sums(16, 4);                  /* half a warp a row: lockstep */
 	test_lanes();
+	test_one_place(1u << 31);              /* a warp's total, by its last lane */
+	test_one_place(1u);
+	test_one_place(0xaaaaaaaau);
+	test_one_place(0xffffffffu);
+	test_one_place(0);
 	return verdict("warp_groups");
 }
