@@ -771,8 +771,9 @@ static void put_part(struct tr *t, const char *text, size_t n, uint32_t h)
  * vector code of the loop over the lanes, and with each part's registers
  * in C locals of their own (an array of the parts' values, its address
  * taken, stays in memory); each part's chain of dependent instructions
- * runs beside the other's.  In a call whose parts are looped over, once,
- * in a loop of its own outside the one open_parts opens. */
+ * runs beside the other's (backwards: from the last part, last_wins').
+ * In a call whose parts are looped over, once, in a loop of its own
+ * outside the one open_parts opens. */
 static void put_parts(struct tr *t, size_t from, uint32_t parts, int backwards)
 {
 	size_t n = t->code.len - from;
@@ -801,7 +802,7 @@ void tr_group_parts(struct tr *t, size_t from, uint32_t parts)
  * alone in its loop over the lanes leaves the value of the last lane that
  * stores: the loop runs from the last lane (and part) back and stops at
  * the first that stores, where it tested all thirty-two (a block scan's
- * warp totals, stored by lane 31; one thread, 18.0-18.5 -> 16.7-17.9 ms).
+ * warp totals, stored by lane 31; one thread, 18.1-18.5 -> 16.3-16.7 ms).
  * It is the instruction just emitted from offset from on, its lanes'
  * block ending "\t\t} }\n" (tr_group_lanes_end), in a loop that
  * LOOP_HEAD opened: the head becomes one that counts down, and a break
