@@ -803,14 +803,13 @@ void tr_group_parts(struct tr *t, size_t from, uint32_t parts)
  * stores: the loop runs from the last lane (and part) back and stops at
  * the first that stores, where it tested all thirty-two (a block scan's
  * warp totals, stored by lane 31; one thread, 18.1-18.5 -> 16.3-16.7 ms).
- * It is the instruction just emitted from offset from on, its lanes'
- * block ending "\t\t} }\n" (tr_group_lanes_end), in a loop that
- * LOOP_HEAD opened: the head becomes one that counts down, and a break
- * ends the lanes' block (GCC ignores "unroll 1" on a loop with a break,
- * and makes no vector code of it).  Whether it did; g->at moves with the
- * head.
+ * It is the instruction just emitted from g->at on, its lanes' block
+ * ending "\t\t} }\n" (tr_group_lanes_end), in a loop that LOOP_HEAD
+ * opened: the head becomes one that counts down, and a break ends the
+ * lanes' block (GCC ignores "unroll 1" on a loop with a break, and makes
+ * no vector code of it).  Whether it did; g->at moves with the head.
  */
-static int last_wins(struct tr *t, const struct ptx_insn *in, size_t from)
+static int last_wins(struct tr *t, const struct ptx_insn *in)
 {
 	static const char end[] = "\t\t} }\n", head[] = LOOP_HEAD,
 		back[] = "\t\tfor (size_t k_ = 0; k_ < AG_G; k_++) {\n"
@@ -818,21 +817,16 @@ static int last_wins(struct tr *t, const struct ptx_insn *in, size_t from)
 	struct tr_group *g = grp(t);
 	enum ptx_space sp = tr_space_of(in);
 	size_t e = sizeof(end) - 1, hn = sizeof(head) - 1, bn = sizeof(back) - 1;
-	struct strbuf rest = STRBUF_INIT;
 
-	if (!g->alone || !g->lanes || g->nins != 1 || strcmp(in->opcode, "st") ||
-	    (sp != PTX_SPACE_SHARED && sp != PTX_SPACE_GLOBAL) || t->code.len - from < e ||
+	if (!g->alone || !g->lanes || strcmp(in->opcode, "st") ||
+	    (sp != PTX_SPACE_SHARED && sp != PTX_SPACE_GLOBAL) || t->code.len - g->at < e ||
 	    memcmp(t->code.buf + t->code.len - e, end, e) ||
 	    g->body - g->head != hn || memcmp(t->code.buf + g->head, head, hn))
 		return 0;
 	sb_truncate(&t->code, t->code.len - e);
 	sb_adds(&t->code, "\t\t\tbreak;\n");
 	sb_adds(&t->code, end);
-	sb_add(&rest, t->code.buf + g->body, t->code.len - g->body);
-	sb_truncate(&t->code, g->head);
-	sb_adds(&t->code, back);
-	sb_add(&t->code, rest.buf, rest.len);
-	sb_free(&rest);
+	replace_from(&t->code, g->head, head, back);
 	g->body = g->head + bn;
 	g->at = g->at - hn + bn;
 	return 1;
@@ -854,7 +848,7 @@ static void each_part(struct tr *t, size_t from)
 void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from)
 {
 	struct tr_group *g = grp(t);
-	int backwards = last_wins(t, in, g->at);	/* moves g->at */
+	int backwards = last_wins(t, in);	/* moves g->at */
 	size_t n;
 
 	put_parts(t, g->at, tr_shape_parts(t->shape), backwards);
