@@ -393,36 +393,52 @@ static const char *compare(const struct ptx_insn *in, int fp)
 	return NULL;
 }
 
+/* setp's comparison as lane l reads it into e, its type in k, and its
+ * sources in src (the third: the boolean operator's predicate). */
+static int setp_compare(struct tr *t, const struct ptx_insn *in, const char *bop, struct tmpl *k,
+			struct strbuf *src, struct strbuf *e)
+{
+	const char *cmp;
+
+	if (setup(t, in, ".eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu "
+		  ".num .nan .and .or .xor .ftz", k, 2))
+		return -1;
+	cmp = compare(in, tr_is_float(k->ty) || k->half);
+	if (!cmp || k->ty == PTX_T_PRED || k->ty == PTX_T_F16X2 || k->ty == PTX_T_BF16X2)
+		return tr_unsupported(t, in, "comparison");
+	if (tr_nops(t, in, bop ? 4 : 3, bop ? 4 : 3))
+		return -1;
+	if (tr_src(t, in, &in->ops[1], k->ty, &src[0]) || tr_src(t, in, &in->ops[2], k->ty, &src[1]) ||
+	    (bop && tr_src(t, in, &in->ops[3], PTX_T_PRED, &src[2])))
+		return -1;
+	if (k->half) {
+		tr_wrap(&src[0], k->ty == PTX_T_BF16 ? "ag_h2d_bf" : "ag_h2d_f");
+		tr_wrap(&src[1], k->ty == PTX_T_BF16 ? "ag_h2d_bf" : "ag_h2d_f");
+	}
+	if (k->ftz && k->ty == PTX_T_F32) {
+		tr_wrap(&src[0], "ag_ftz");
+		tr_wrap(&src[1], "ag_ftz");
+	}
+	expand(e, cmp, k, src);
+	return 0;
+}
+
+static const char *setp_bop(const struct ptx_insn *in)
+{
+	return tr_has(in, ".and") ? "&&" : tr_has(in, ".or") ? "||" : tr_has(in, ".xor") ? "!=" : NULL;
+}
+
 /* setp: p = cmp BOOL c, and the optional q = !cmp BOOL c. */
 static int emit_setp(struct tr *t, const struct ptx_insn *in)
 {
 	struct strbuf src[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
 	struct strbuf e = STRBUF_INIT, r = STRBUF_INIT;
-	const char *cmp, *bop = tr_has(in, ".and") ? "&&" : tr_has(in, ".or") ? "||" :
-		tr_has(in, ".xor") ? "!=" : NULL;
+	const char *bop = setp_bop(in);
 	struct tmpl k;
 	int rc = -1;
 
-	if (setup(t, in, ".eq .ne .lt .le .gt .ge .lo .ls .hi .hs .equ .neu .ltu .leu .gtu .geu "
-		  ".num .nan .and .or .xor .ftz", &k, 2))
-		return -1;
-	cmp = compare(in, tr_is_float(k.ty) || k.half);
-	if (!cmp || k.ty == PTX_T_PRED || k.ty == PTX_T_F16X2 || k.ty == PTX_T_BF16X2)
-		return tr_unsupported(t, in, "comparison");
-	if (tr_nops(t, in, bop ? 4 : 3, bop ? 4 : 3))
-		return -1;
-	if (tr_src(t, in, &in->ops[1], k.ty, &src[0]) || tr_src(t, in, &in->ops[2], k.ty, &src[1]) ||
-	    (bop && tr_src(t, in, &in->ops[3], PTX_T_PRED, &src[2])))
+	if (setp_compare(t, in, bop, &k, src, &e))
 		goto out;
-	if (k.half) {
-		tr_wrap(&src[0], k.ty == PTX_T_BF16 ? "ag_h2d_bf" : "ag_h2d_f");
-		tr_wrap(&src[1], k.ty == PTX_T_BF16 ? "ag_h2d_bf" : "ag_h2d_f");
-	}
-	if (k.ftz && k.ty == PTX_T_F32) {
-		tr_wrap(&src[0], "ag_ftz");
-		tr_wrap(&src[1], "ag_ftz");
-	}
-	expand(&e, cmp, &k, src);
 	tr_lanes_begin(t, in);
 	sb_addf(&t->code, "uint8_t c_ = %s;\n\t\t\t", e.buf);
 	sb_addf(&r, bop ? "(c_ %s %s)" : "c_", bop, src[2].buf);
@@ -446,6 +462,36 @@ out:
 	sb_free(&src[2]);
 	sb_free(&e);
 	sb_free(&r);
+	return rc;
+}
+
+/*
+ * The comparison of a setp with no boolean operator, as lane l reads it,
+ * into e (group.c's guards decided by their end lanes, ends.c), when it
+ * orders 32-bit integers: 1 signed, 2 unsigned.  0 for any other, with
+ * nothing written; -1 on failure (setp was translated before: none).
+ */
+int tr_setp_order(struct tr *t, const struct ptx_insn *in, struct strbuf *e)
+{
+	static const char *const order[] = { ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi",
+					     ".hs" };
+	struct strbuf src[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	struct tmpl k;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]) && !tr_has(in, order[i]); i++)
+		;
+	if (i == sizeof(order) / sizeof(order[0]) || setp_bop(in))
+		return 0;
+	if (setp_compare(t, in, NULL, &k, src, e))
+		rc = -1;
+	else if (tr_is_float(k.ty) || k.half || tr_size(k.ty) != 4)
+		sb_reset(e);
+	else
+		rc = tr_is_signed(k.ty) && i < 4 ? 1 : 2;
+	for (i = 0; i < 3; i++)
+		sb_free(&src[i]);
 	return rc;
 }
 

@@ -339,6 +339,9 @@ tr_emit_fn tr_cvt_emitter(const char *opcode);
 tr_emit_fn tr_mem_emitter(const char *opcode);
 tr_emit_fn tr_warp_emitter(const char *opcode);
 tr_emit_fn tr_tex_emitter(const char *opcode);
+/* emit_arith.c: the comparison of a setp as lane l reads it, and whether
+ * it orders 32-bit integers (1 signed, 2 unsigned; 0 other; -1 failure) */
+int tr_setp_order(struct tr *t, const struct ptx_insn *in, struct strbuf *e);
 
 /* emit_async.c: cp (cp.async and its group, wait and mbarrier forms,
  * the 1D cp.async.bulk copies), mbarrier, st.async, mapa and getctarank,
@@ -531,6 +534,11 @@ void tr_group_address(const struct tr *t, const struct ptx_insn *in, const char 
 		      struct strbuf *sb);
 void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 void tr_group_free(struct tr *t);
+/* ends.c: appends to test a C expression, reading each part's registers
+ * as "@P", that holds only when the guard of in lets every lane of the
+ * part run, made from what they hold at statement from; 1 when there is
+ * one, 0 when not */
+int tr_ends_test(struct tr *t, const struct ptx_insn *in, uint32_t from, struct strbuf *test);
 tr_emit_fn tr_fast_flow(const char *opcode);
 int tr_fast_call(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *rets,
 		 const struct ptx_operand *args, const struct ptx_operand *target,

@@ -1038,6 +1038,9 @@ AG_INLINE void ag_at_block(struct ag_block *b, struct ag_dims *d, uint32_t cx)
 	*(volatile unsigned *)&b->ctaid[0] = cx;
 }
 
+/* Expression e as lane n of a group call reads it (ends.c). */
+#define AG_AT_LANE(n, e) __extension__ ({ const size_t l = (n); (void)l; (int)(e); })
+
 /* Whether base + c * x, for every x in [0, n), stays inside the int32
  * (ag_sx_ok) or uint32 (ag_zx_ok) range as an integer: then widening the
  * 32-bit sum gives the widened base plus c * x (affine.c). */

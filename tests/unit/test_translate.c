@@ -82,17 +82,22 @@ static void run(const char *ptx, const char *k, unsigned nthreads, void *out)
 	run_blocks(ptx, k, 1, nthreads, out);
 }
 
-/* The C that ptx translates to, into c. */
-static void translate_to(const char *ptx, struct strbuf *c)
+/* The C that ptx translates to with row groups chosen so, into c. */
+static void translate_as(const char *ptx, enum ag_groups groups, struct strbuf *c)
 {
 	struct ptx_module *m;
 	struct ptx_error err;
 
 	if (ptx_parse(ptx, strlen(ptx), &m, &err))
 		fail_msg("parse: line %d: %s", err.line, err.msg);
-	if (ag_translate(m, AG_GROUPS_AUTO, c, &err))
+	if (ag_translate(m, groups, c, &err))
 		fail_msg("translate: line %d: %s", err.line, err.msg);
 	ptx_free(m);
+}
+
+static void translate_to(const char *ptx, struct strbuf *c)
+{
+	translate_as(ptx, AG_GROUPS_AUTO, c);
 }
 
 /* The C that ptx translates to holds each of the NULL-terminated want
@@ -520,6 +525,65 @@ static void test_block_sweeps(void **state)
 	/* an mbarrier */
 	block_ptx(ptx, sizeof(ptx), "\tmbarrier.init.shared.b64 [sm+56], 1;\n", "");
 	assert_false(own_sweep(ptx));
+}
+
+/* A kernel with a barrier whose guarded shared-memory load after it is
+ * behind setp CMP of tid.x against the parameter lim, or what make
+ * writes into its register in the block after the barrier. */
+#define GUARDED_KERNEL(make, cmp) HEADER \
+	".visible .entry k(.param .u64 out, .param .u32 lim)\n{\n" \
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<12>;\n\t.reg .b64 %rd<4>;\n" \
+	"\t.shared .align 4 .b8 sm[1024];\n" \
+	"\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r2, [lim];\n" \
+	"\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r3, %r1, 2;\n\tmov.u32 %r4, sm;\n" \
+	"\tadd.s32 %r5, %r4, %r3;\n\tst.shared.u32 [%r5], %r1;\n\tmov.u32 %r7, 0;\n" \
+	"\tbar.sync 0;\n" make "\tsetp." cmp ".s32 %p1, %r1, %r2;\n" \
+	"\t@%p1 ld.shared.u32 %r7, [%r5+4];\n" \
+	"\tcvta.to.global.u64 %rd2, %rd1;\n\tmul.wide.u32 %rd3, %r1, 4;\n" \
+	"\tadd.s64 %rd2, %rd2, %rd3;\n\tst.global.u32 [%rd2], %r7;\n\tret;\n}\n"
+
+/* Guards that every lane of a looped call may pass, tested once before
+ * its loop over the parts (ends.c): an order of a linear index against a
+ * bound the block had when it began, not an equality (which may hold
+ * between two lanes that do not), nor a bound it loads itself. */
+static void test_passed_guards(void **state)
+{
+	static const char lt[] = GUARDED_KERNEL("", "lt");
+	static const char ne[] = GUARDED_KERNEL("", "ne");
+	static const char loaded[] = GUARDED_KERNEL("\tld.shared.u32 %r2, [sm];\n", "lt");
+	struct strbuf c = STRBUF_INIT;
+
+	(void)state;
+	translate_as(lt, AG_GROUPS_ALL, &c);
+	if (!strstr(c.buf, "ag_ok0 &= (AG_AT_LANE(0, ") || !strstr(c.buf, "ag_sx_ok(") ||
+	    !strstr(c.buf, "(1u | "))
+		fail_msg("no test of the guard in the translation");
+	sb_reset(&c);
+	translate_as(ne, AG_GROUPS_ALL, &c);
+	assert_null(strstr(c.buf, "ag_ok0"));
+	sb_reset(&c);
+	translate_as(loaded, AG_GROUPS_ALL, &c);
+	assert_null(strstr(c.buf, "ag_ok0"));
+	sb_free(&c);
+	/* run as row groups: limits that let whole calls, parts of them and
+	 * none of their lanes through */
+	assert_int_equal(setenv("ANYGPU_CPU_GROUPS", "all", 1), 0);
+	for (uint32_t lim = 0; lim < 256; lim += 15) {
+		uint32_t o[256];
+		struct {
+			uint32_t *out;
+			uint32_t lim;
+		} prm = { o, lim };
+		char msg[256];
+
+		memset(o, 0xff, sizeof(o));
+		if (run_params(lt, "k", 1, 256, &prm, msg, sizeof(msg)))
+			fail_msg("run: %s", msg);
+		for (uint32_t t = 0; t < 256; t++)
+			if (o[t] != (t < lim ? t + 1 : 0))
+				fail_msg("limit %u: thread %u got %u", lim, t, o[t]);
+	}
+	unsetenv("ANYGPU_CPU_GROUPS");
 }
 
 /* Translating ptx must fail with a message containing want. */
@@ -1588,6 +1652,7 @@ int main(void)
 		cmocka_unit_test(test_row_group_choice),
 		cmocka_unit_test(test_stride_loops),
 		cmocka_unit_test(test_block_sweeps),
+		cmocka_unit_test(test_passed_guards),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
