@@ -33,6 +33,16 @@ struct tr_live {
 	uint32_t nbar;
 };
 
+int tr_names_has(const struct tr_names *s, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return 1;
+	return 0;
+}
+
 void tr_names_add(struct tr_names *s, const char *name)
 {
 	if (s->n == s->cap) {

@@ -65,6 +65,8 @@ struct shape_reg {
 	uint8_t k;
 	uint8_t bits;           /* 32 or 64 for integers that may be linear */
 	uint8_t row;            /* made from %tid.y or %tid.z */
+	uint8_t apart;          /* may differ between two parts whose lanes
+				 * have the same %tid.x (tr_shape_same) */
 	int64_t c;
 	uint8_t tz;
 };
@@ -573,7 +575,7 @@ static void writes_ahead(const struct tr_flow *f, uint8_t *ahead)
 }
 
 /* Whether a conditional branch of the kernel is on a predicate made from
- * %tid.y or %tid.z (mark_rows), and, with uniform, one the shapes found
+ * %tid.y or %tid.z (mark), and, with uniform, one the shapes found
  * not to vary: rows of a block may take different paths there. */
 static int row_branch(const struct tr_shape *s, const struct tr_flow *f, int uniform)
 {
@@ -723,9 +725,66 @@ static void count_parts(struct tr_shape *s, const struct tr_flow *f)
 	}
 }
 
-/* The registers made, through any instruction, from %tid.y or %tid.z:
- * rows of the block may hold different values in them. */
-static void mark_rows(struct tr_shape *s, const struct tr_flow *f)
+/* Whether in's results are made of its operands alone: arithmetic,
+ * logic, comparisons, moves and conversions. */
+static int pure(const struct ptx_insn *in)
+{
+	static const char *const ops[] = {
+		"abs", "add", "and", "bfe", "bfi", "bfind", "brev", "clz", "cnot", "copysign",
+		"cos", "cvt", "cvta", "div", "ex2", "fma", "lg2", "lop3", "mad", "mad24", "max",
+		"min", "mov", "mul", "mul24", "neg", "not", "or", "popc", "prmt", "rcp", "rem",
+		"rsqrt", "sad", "selp", "set", "setp", "shf", "shl", "shr", "sin", "slct", "sqrt",
+		"sub", "tanh", "testp", "xor",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(in->opcode, ops[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether operand o reads what two threads with the same %tid.x may
+ * see differently: another index, a clock, memory (through an address
+ * operand, or a register made so). */
+static int apart_operand(const struct tr_shape *s, const struct ptx_operand *o)
+{
+	static const char *const same[] = { "%ntid", "%ctaid", "%nctaid" };
+	const struct shape_reg *r = o->name ? find(s, o->name) : NULL;
+	uint32_t i;
+
+	if (o->kind == PTX_OP_REG && o->name && !r) {
+		if (!strcmp(o->name, "%tid"))
+			return o->component && strcmp(o->component, "x");
+		for (i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+			if (!strcmp(o->name, same[i]))
+				return 0;
+		return 1;
+	}
+	if (r && r->apart && (o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->base_is_reg)))
+		return 1;
+	for (i = 0; i < o->nelems; i++)
+		if (apart_operand(s, &o->elems[i]))
+			return 1;
+	return o->pair && apart_operand(s, o->pair);
+}
+
+/* The flag of register r that mark sets. */
+static uint8_t *flag(struct shape_reg *r, int apart)
+{
+	return apart ? &r->apart : &r->row;
+}
+
+/*
+ * Without apart, the registers made, through any instruction, from
+ * %tid.y or %tid.z: rows of the block may hold different values in them.
+ * With apart, those that may differ between two parts of a call whose
+ * lanes have the same %tid.x (a block sixteen threads wide): made from
+ * %tid.y, %tid.z, another special register than the block's and grid's
+ * sizes and place, or memory (a load, an atomic: the parts run one after
+ * the other, and a later part may see what an earlier stored).
+ */
+static void mark(struct tr_shape *s, const struct tr_flow *f, int apart)
 {
 	const char *d[TR_MAX_DESTS];
 	uint32_t i, j, k, nd;
@@ -735,14 +794,15 @@ static void mark_rows(struct tr_shape *s, const struct tr_flow *f)
 		changed = 0;
 		for (i = 0; i < f->n; i++) {
 			const struct ptx_insn *in = f->ins[i];
-			int row = in->guard && find(s, in->guard) && find(s, in->guard)->row;
+			struct shape_reg *g = in->guard ? find(s, in->guard) : NULL;
+			int hit = (apart && !pure(in)) || (g && *flag(g, apart));
 
-			for (j = 0; j < in->nops && !row; j++)
-				row = row_operand(s, &in->ops[j]);
-			nd = row ? tr_dests(in, d, TR_MAX_DESTS) : 0;
+			for (j = 0; j < in->nops && !hit; j++)
+				hit = apart ? apart_operand(s, &in->ops[j]) : row_operand(s, &in->ops[j]);
+			nd = hit ? tr_dests(in, d, TR_MAX_DESTS) : 0;
 			for (k = 0; k < nd && k < TR_MAX_DESTS; k++)
-				if (find(s, d[k]) && !find(s, d[k])->row)
-					find(s, d[k])->row = changed = 1;
+				if (find(s, d[k]) && !*flag(find(s, d[k]), apart))
+					*flag(find(s, d[k]), apart) = changed = 1;
 		}
 	}
 }
@@ -813,7 +873,8 @@ struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts
 	for (i = 0; past && i < past->ncarried; i++)
 		if (find(s, past->carried[i]))
 			find(s, past->carried[i])->k = TR_SHAPE_V;
-	mark_rows(s, &f);
+	mark(s, &f, 0);
+	mark(s, &f, 1);
 	dirty = find_dirty(s, &f);
 	if (fixed_point(s, cs, &f, dirty) || !qualifies(s, &f)) {
 		tr_shape_free(s);
@@ -848,6 +909,13 @@ int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t
 			return 1;
 		}
 	return 0;
+}
+
+int tr_shape_same(const struct tr_shape *s, const char *reg)
+{
+	const struct shape_reg *r = s ? find(s, reg) : NULL;
+
+	return r && !r->apart && r->k != TR_SHAPE_V;
 }
 
 uint32_t tr_shape_parts(const struct tr_shape *s)

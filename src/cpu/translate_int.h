@@ -404,6 +404,7 @@ struct tr_names {
 	uint32_t n, cap;
 };
 void tr_names_add(struct tr_names *s, const char *name);
+int tr_names_has(const struct tr_names *s, const char *name);
 void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s);
 void tr_insn_reads(const struct ptx_insn *in, struct tr_names *s);
 
@@ -498,7 +499,8 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
  * tr_shape_widen: in widens a linear 32-bit operand (its index *op, its
  * step *c) whose lanes must not cross the wrap; tr_shape_parts: how many
  * row groups a call runs together, tr_shape_looped: whether in a loop over
- * them (else written out).  With warp, a call runs one warp, two
+ * them (else written out); tr_shape_same: whether reg holds the same in
+ * every part of a call whose parts' lanes have the same %tid.x.  With warp, a call runs one warp, two
  * row groups of a row whose width is a multiple of 32, and may shuffle.
  * With past, the kernel as the group calls after the sweep of its
  * grid-stride loop run it: the guard sends every lane to END with what
@@ -508,6 +510,7 @@ struct tr_shape;
 struct tr_shape *tr_shape_scan(const struct ptx_func *fn, const struct tr_consts *c, int warp,
 			       const struct tr_stride *past);
 int tr_shape_reg(const struct tr_shape *s, const char *reg, int64_t *c);
+int tr_shape_same(const struct tr_shape *s, const char *reg);
 int tr_shape_widen(const struct tr_shape *s, const struct ptx_insn *in, uint32_t *op, int64_t *c,
 		   int *is_signed);
 uint32_t tr_shape_parts(const struct tr_shape *s);
@@ -534,6 +537,25 @@ void tr_group_address(const struct tr *t, const struct ptx_insn *in, const char 
 		      struct strbuf *sb);
 void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 void tr_group_free(struct tr *t);
+/* weave.c: a block of a call whose parts are looped over (its
+ * instructions that run once per part, pre, then one loop over the lanes:
+ * its first lines head, its own locals and their C types, the instructions
+ * of its body, and the parts' values it reads, "X" of "X_h", with whether
+ * part 0's serves every part) written as one loop over the lanes with the
+ * parts side by side, into out; *same: it reads part 0's for another.
+ * 0, or -1 when pre holds more than instructions. */
+struct tr_weave {
+	const char *head;
+	const char *pre, *body;
+	size_t npre, nbody;
+	const char *const *locals, *const *local_types;
+	uint32_t nlocals;
+	const char *const *vals;
+	const uint8_t *same;
+	uint32_t nvals;
+	uint32_t parts;
+};
+int tr_weave(const struct tr_weave *w, struct strbuf *out, int *same);
 /* ends.c: appends to test a C expression, reading each part's registers
  * as "@P", that holds only when the guard of in lets every lane of the
  * part run, made from what they hold at statement from; 1 when there is

@@ -1038,6 +1038,17 @@ AG_INLINE void ag_at_block(struct ag_block *b, struct ag_dims *d, uint32_t cx)
 	*(volatile unsigned *)&b->ctaid[0] = cx;
 }
 
+/* Whether the n parts of a group call start at the same threadIdx.x: a
+ * block sixteen threads wide (weave.c). */
+AG_INLINE uint32_t ag_gsame(const uint32_t *px, unsigned n)
+{
+	uint32_t same = 1;
+
+	for (unsigned h = 1; h < n; h++)
+		same &= px[h] == px[0];
+	return same;
+}
+
 /* Expression e as lane n of a group call reads it (ends.c). */
 #define AG_AT_LANE(n, e) __extension__ ({ const size_t l = (n); (void)l; (int)(e); })
 

@@ -116,3 +116,27 @@ void sb_free(struct strbuf *sb)
 	sb->buf = NULL;
 	sb->len = sb->cap = 0;
 }
+
+static int is_word(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		c == '_';
+}
+
+void sb_replace(struct strbuf *sb, size_t from, const char *old, const char *new, int words)
+{
+	size_t n = strlen(old);
+	char *tail = xstrdup(sb->buf + from);
+	const char *p = tail, *q;
+
+	sb_truncate(sb, from);
+	while ((q = strstr(p, old))) {
+		int whole = !words || ((q == tail || !is_word(q[-1])) && !is_word(q[n]));
+
+		sb_add(sb, p, (size_t)(q - p));
+		sb_adds(sb, whole ? new : old);
+		p = q + n;
+	}
+	sb_adds(sb, p);
+	free(tail);
+}

@@ -23,6 +23,9 @@ void sb_reset(struct strbuf *sb);           /* len = 0, keeps the memory */
 void sb_truncate(struct strbuf *sb, size_t len);    /* no-op when len >= sb->len */
 char *sb_detach(struct strbuf *sb);         /* caller frees; sb is empty again */
 void sb_free(struct strbuf *sb);
+/* Each old in sb's text from offset from on made new; with words, only
+ * where it is not part of a longer C identifier or number. */
+void sb_replace(struct strbuf *sb, size_t from, const char *old, const char *new, int words);
 
 /* Allocation that cannot fail: aborts with a message when memory runs out,
  * which is what every caller would do anyway. */
