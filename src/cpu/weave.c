@@ -155,6 +155,7 @@ static void put_woven(const struct tr_weave *w, const struct tr_names *named, co
 int tr_weave(const struct tr_weave *w, struct strbuf *out, int *same)
 {
 	struct tr_names dests = { 0 }, outside = { 0 }, named = { 0 };
+	struct strbuf text = STRBUF_INIT;
 	const char **pre = NULL, **body = NULL;
 	uint32_t npre, nbody, i, h;
 	int rc = -1;
@@ -170,6 +171,19 @@ int tr_weave(const struct tr_weave *w, struct strbuf *out, int *same)
 			goto out;
 	if (part_names(w->pre, w->npre, &dests, &outside))
 		goto out;
+	/* the loop reads the parts' values as X_h: an array's element there
+	 * would be one the woven loop no longer writes */
+	sb_add(&text, w->body, w->nbody);
+	for (i = 0; i < dests.n; i++) {
+		struct strbuf el = STRBUF_INIT;
+		int in_body;
+
+		sb_addf(&el, "%s[h]", dests.v[i]);
+		in_body = strstr(text.buf, el.buf) != NULL;
+		sb_free(&el);
+		if (in_body)
+			goto out;
+	}
 	for (i = 0; i < w->nvals; i++)
 		if (!tr_names_has(&dests, w->vals[i]) && !tr_names_has(&outside, w->vals[i]))
 			tr_names_add(&outside, xstrdup(w->vals[i]));
@@ -201,6 +215,7 @@ out:
 	free_names(&dests);
 	free_names(&outside);
 	free(named.v);
+	sb_free(&text);
 	free(pre);
 	free(body);
 	return rc;
