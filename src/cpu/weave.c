@@ -85,7 +85,7 @@ static int part_names(const char *text, size_t n, struct tr_names *dests,
 }
 
 /* Instruction text (n bytes) as part h's copy in the woven loop: the
- * parts' values named (X[h], X_h) become X_wh. */
+ * parts' values named (X[h], X_h) become X_wH, the loop's locals X_sH. */
 static void part_copy(const struct tr_weave *w, const struct tr_names *named, const char *text,
 		      size_t n, uint32_t h, struct strbuf *out)
 {
@@ -139,8 +139,8 @@ static void free_names(struct tr_names *s)
 	free(s->v);
 }
 
-/* The instructions of texts[k] (split at[k], n[k] of them) one after the
- * other, each once for every part. */
+/* The n instructions of text (len bytes), the k-th from at[k] on, one
+ * after the other, each once for every part. */
 static void put_woven(const struct tr_weave *w, const struct tr_names *named, const char *text,
 		      size_t len, const char *const *at, uint32_t n, struct strbuf *out)
 {
