@@ -36,6 +36,10 @@
 
 #define MARK "\t\t/* "
 
+/* Blocks of more instructions are not woven: written out once per part,
+ * they would cost the C compiler more than their loop saves. */
+#define WEAVE_MAX 512
+
 /* The instructions of text, each from its comment line to the next. */
 static uint32_t split(const char *text, size_t n, const char ***at)
 {
@@ -163,7 +167,8 @@ int tr_weave(const struct tr_weave *w, struct strbuf *out, int *same)
 	*same = 0;
 	npre = split(w->pre, w->npre, &pre);
 	nbody = split(w->body, w->nbody, &body);
-	if ((w->npre && (!npre || pre[0] != w->pre)) || !nbody || body[0] != w->body)
+	if ((w->npre && (!npre || pre[0] != w->pre)) || !nbody || body[0] != w->body ||
+	    npre + nbody > WEAVE_MAX)
 		goto out;
 	for (i = 0; i < w->npre; i++)
 		if (!strncmp(w->pre + i, "return", 6) || !strncmp(w->pre + i, "goto", 4) ||
