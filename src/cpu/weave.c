@@ -170,9 +170,13 @@ int tr_weave(const struct tr_weave *w, struct strbuf *out, int *same)
 	if ((w->npre && (!npre || pre[0] != w->pre)) || !nbody || body[0] != w->body ||
 	    npre + nbody > WEAVE_MAX)
 		goto out;
+	/* the instructions before the loop run in it, once for each of its
+	 * turns (more than one where GCC makes no sixteen-lane vector code of
+	 * it): no flow, and no access whose value another thread may change
+	 * between two turns (ld.volatile, .relaxed, .acquire) */
 	for (i = 0; i < w->npre; i++)
 		if (!strncmp(w->pre + i, "return", 6) || !strncmp(w->pre + i, "goto", 4) ||
-		    !strncmp(w->pre + i, "for (", 5))
+		    !strncmp(w->pre + i, "for (", 5) || !strncmp(w->pre + i, "volatile", 8))
 			goto out;
 	if (part_names(w->pre, w->npre, &dests, &outside))
 		goto out;
