@@ -25,10 +25,10 @@
 
 static char cache_dir[] = "/tmp/anygpu-test-translate-XXXXXX";
 
-/* Runs kernel k of ptx on nblocks blocks of nthreads threads with the
+/* Runs kernel k of ptx on nblocks blocks of nx x ny threads with the
  * parameter block params.  The launch's status, with its message in msg. */
-static int run_params(const char *ptx, const char *k, unsigned nblocks, unsigned nthreads,
-		      const void *params, char *msg, size_t msglen)
+static int run_rows(const char *ptx, const char *k, unsigned nblocks, unsigned nx, unsigned ny,
+		    const void *params, char *msg, size_t msglen)
 {
 	struct ptx_module *m;
 	struct ptx_error perr;
@@ -49,8 +49,9 @@ static int run_params(const char *ptx, const char *k, unsigned nblocks, unsigned
 	memset(&env, 0, sizeof(env));
 	env.nctaid[0] = nblocks;
 	env.nctaid[1] = env.nctaid[2] = 1;
-	env.ntid[0] = nthreads;
-	env.ntid[1] = env.ntid[2] = 1;
+	env.ntid[0] = nx;
+	env.ntid[1] = ny;
+	env.ntid[2] = 1;
 	env.params = params;
 	x = ag_exec_new(NULL, NULL);
 	rc = ag_exec_run(x, d, &env, 0, msg, msglen);
@@ -59,6 +60,13 @@ static int run_params(const char *ptx, const char *k, unsigned nblocks, unsigned
 	ptx_free(m);
 	sb_free(&err);
 	return rc;
+}
+
+/* The same on blocks of one row of nthreads. */
+static int run_params(const char *ptx, const char *k, unsigned nblocks, unsigned nthreads,
+		      const void *params, char *msg, size_t msglen)
+{
+	return run_rows(ptx, k, nblocks, nthreads, 1, params, msg, msglen);
 }
 
 /* The same with one parameter, the address of out. */
@@ -582,6 +590,77 @@ static void test_passed_guards(void **state)
 		for (uint32_t t = 0; t < 256; t++)
 			if (o[t] != (t < lim ? t + 1 : 0))
 				fail_msg("limit %u: thread %u got %u", lim, t, o[t]);
+	}
+	unsetenv("ANYGPU_CPU_GROUPS");
+}
+
+/* A loop over tiles with two barriers a turn whose products read, after
+ * the first, values of the thread's row (sm[ty * ntid.x], and the next)
+ * and of its column (sm[tx], sm[16 + tx]), and ty itself: a block of a
+ * looped call that is woven (weave.c), the column's address part 0's for
+ * every row where the block is sixteen threads wide, ty each row's own.
+ * Thread i = ntid.x ty + tx stores i + r in turn r. */
+static const char woven_ptx[] = HEADER
+	".visible .entry k(.param .u64 out)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<16>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<4>;\n"
+	"\t.shared .align 4 .b8 sm[1024];\n"
+	"\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %tid.y;\n"
+	"\tmov.u32 %r13, %ntid.x;\n\tmov.u32 %r5, sm;\n"
+	"\tshl.b32 %r3, %r1, 2;\n\tadd.s32 %r6, %r5, %r3;\n"
+	"\tmul.lo.u32 %r10, %r2, %r13;\n\tshl.b32 %r4, %r10, 2;\n\tadd.s32 %r7, %r5, %r4;\n"
+	"\tadd.s32 %r11, %r10, %r1;\n\tshl.b32 %r14, %r11, 2;\n\tadd.s32 %r8, %r5, %r14;\n"
+	"\tmov.f32 %f1, 0f00000000;\n\tmov.u32 %r9, 0;\n\tcvt.rn.f32.u32 %f7, %r2;\n"
+	"$L:\n\tadd.s32 %r12, %r11, %r9;\n\tcvt.rn.f32.u32 %f2, %r12;\n"
+	"\tst.shared.f32 [%r8], %f2;\n\tbar.sync 0;\n"
+	"\tld.shared.f32 %f3, [%r7];\n\tld.shared.f32 %f4, [%r6];\n"
+	"\tfma.rn.f32 %f1, %f3, %f4, %f1;\n"
+	"\tld.shared.f32 %f5, [%r7+4];\n\tld.shared.f32 %f6, [%r6+64];\n"
+	"\tfma.rn.f32 %f1, %f5, %f6, %f1;\n\tfma.rn.f32 %f1, %f7, %f4, %f1;\n"
+	"\tbar.sync 0;\n\tadd.s32 %r9, %r9, 1;\n\tsetp.lt.u32 %p1, %r9, 4;\n\t@%p1 bra $L;\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n\tmul.wide.u32 %rd3, %r11, 4;\n"
+	"\tadd.s64 %rd2, %rd2, %rd3;\n\tst.global.f32 [%rd2], %f1;\n\tret;\n}\n";
+
+/* The woven block's form, and its results on blocks 16 wide (woven, rows
+ * reading one column address) and 32 wide (the parts do not share
+ * threadIdx.x: the loop over the parts), 8 and 4 rows. */
+static void test_woven_block(void **state)
+{
+	static const unsigned shapes[][2] = { { 16, 16 }, { 16, 8 }, { 32, 8 }, { 32, 4 } };
+	struct strbuf c = STRBUF_INIT;
+	float o[256];
+	size_t i;
+
+	(void)state;
+	translate_as(woven_ptx, AG_GROUPS_ALL, &c);
+	if (!strstr(c.buf, "if (full && ag_samex) {") || !strstr(c.buf, "_w7"))
+		fail_msg("no woven form in the translation");
+	sb_free(&c);
+	assert_int_equal(setenv("ANYGPU_CPU_GROUPS", "all", 1), 0);
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		unsigned nx = shapes[i][0], ny = shapes[i][1], n = nx * ny, t, r;
+		void *out = o;
+		char msg[256];
+
+		memset(o, 0xff, sizeof(o));
+		if (run_rows(woven_ptx, "k", 1, nx, ny, &out, msg, sizeof(msg)))
+			fail_msg("run: %s", msg);
+		for (t = 0; t < n; t++) {
+			unsigned tx = t % nx, ty = t / nx, row = nx * ty;
+			float want = 0;
+
+			for (r = 0; r < 4; r++) {
+				/* sm[j] holds j + r */
+				float a = (float)(row + r), b = (float)(tx + r);
+				float c2 = (float)(row + 1 + r), d = (float)(16 + tx + r);
+
+				/* exact: integers far under 2^24 */
+				want += a * b;
+				want += c2 * d;
+				want += (float)ty * b;
+			}
+			if (o[t] != want)
+				fail_msg("%u x %u: thread %u got %g, want %g", nx, ny, t, o[t], want);
+		}
 	}
 	unsetenv("ANYGPU_CPU_GROUPS");
 }
@@ -1653,6 +1732,7 @@ int main(void)
 		cmocka_unit_test(test_stride_loops),
 		cmocka_unit_test(test_block_sweeps),
 		cmocka_unit_test(test_passed_guards),
+		cmocka_unit_test(test_woven_block),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
