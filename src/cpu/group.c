@@ -86,11 +86,12 @@ struct tr_group {
 	struct tr_names loop_oks;       /* those the open loop reads */
 	/* the loop over the parts woven (weave): how many loops over the lanes
 	 * it holds, whether the one closed may be woven, where in t->code its
-	 * instructions that run once end, its head and body start and its body
-	 * ends, its locals, their C types and the parts' values it reads */
+	 * instructions that run once end, its loop's body starts and ends and
+	 * the loop ends, its locals, their C types and the parts' values it
+	 * reads */
 	uint32_t nloops;
 	int weavable;
-	size_t pre_end, loop_head, loop_body, body_end, loop_end;
+	size_t pre_end, loop_body, body_end, loop_end;
 	struct tr_names wlocals, wtypes, wvals;
 	uint32_t last_stmt;     /* past the last statement begun */
 };
@@ -508,7 +509,6 @@ static void full_form(struct tr *t)
 static void close_lanes(struct tr *t)
 {
 	struct tr_group *g = grp(t);
-
 	size_t pre_end = g->head, hn = strlen(LOOP_HEAD);
 
 	if (!g->open)
@@ -523,7 +523,6 @@ static void close_lanes(struct tr *t)
 		!g->effects && !g->after.len && !full_forms(t) && !g->loop_oks.n &&
 		g->body >= hn && !memcmp(t->code.buf + g->body - hn, LOOP_HEAD, hn);
 	g->pre_end = pre_end;
-	g->loop_head = g->body - hn;
 	g->loop_body = g->body;
 	g->body_end = t->code.len;
 	sb_adds(&t->code, "\t\t}\n");
@@ -563,6 +562,13 @@ void tr_group_close(struct tr *t)
 	g->parts_open = 0;
 }
 
+/* The first lines of a loop over the parts. */
+static void parts_loop_head(const struct tr *t, struct strbuf *sb)
+{
+	sb_addf(sb, "\t\tfor (size_t h = 0; h < %u; h++) {\n\t\tif (!on[h])\n\t\t\tcontinue;\n",
+		tr_shape_parts(t->shape));
+}
+
 /*
  * In a call whose parts are looped over, the instructions of a basic
  * block up to its branch, barrier or exit run in one loop over the parts,
@@ -573,15 +579,9 @@ void tr_group_close(struct tr *t)
  * a loop over the lanes of one part run beside the next part's as far as
  * the core looks ahead: the tiled SGEMM's products, one chain of sixteen
  * per tile and part, took 14.5 ms with a call per part, 10.5-11.5 with
- * eight parts a call (one thread).
+ * eight parts a call (one thread).  Such a block whose loop stores
+ * nothing also gets a woven form, its parts side by side (weave).
  */
-/* The first lines of a loop over the parts. */
-static void parts_loop_head(const struct tr *t, struct strbuf *sb)
-{
-	sb_addf(sb, "\t\tfor (size_t h = 0; h < %u; h++) {\n\t\tif (!on[h])\n\t\t\tcontinue;\n",
-		tr_shape_parts(t->shape));
-}
-
 static void open_parts(struct tr *t, const struct ptx_insn *in)
 {
 	struct tr_group *g = grp(t);
