@@ -96,19 +96,18 @@ struct tr_group {
 	uint32_t last_stmt;     /* past the last statement begun */
 };
 
-static void free_names(struct tr_names *s)
+/* Forgets what weave knows of the loop over the lanes closed last. */
+static void forget_loop(struct tr_group *g)
 {
-	for (uint32_t i = 0; i < s->n; i++)
-		free((char *)s->v[i]);
-	s->n = 0;
+	tr_names_clear(&g->wlocals);
+	tr_names_clear(&g->wtypes);
+	tr_names_clear(&g->wvals);
 }
 
-/* Forgets the loop over the lanes that weave might have woven. */
+/* Forgets the loops over the lanes that weave might have woven. */
 static void woven_reset(struct tr_group *g)
 {
-	free_names(&g->wlocals);
-	free_names(&g->wtypes);
-	free_names(&g->wvals);
+	forget_loop(g);
 	g->nloops = 0;
 	g->weavable = 0;
 }
@@ -128,28 +127,17 @@ void tr_group_free(struct tr *t)
 		free(t->grp->stale.v);
 		free(t->grp->after_use.v);
 		free(t->grp->after_def.v);
-		for (uint32_t i = 0; i < t->grp->kept_names.n; i++)
-			free((char *)t->grp->kept_names.v[i]);
-		free(t->grp->kept_names.v);
-		for (uint32_t i = 0; i < t->grp->slotted.n; i++)
-			free((char *)t->grp->slotted.v[i]);
-		free(t->grp->slotted.v);
+		tr_names_free(&t->grp->kept_names);
+		tr_names_free(&t->grp->slotted);
 		free(t->grp->fetched.v);
 		free(t->grp->counted.v);
-		for (uint32_t i = 0; i < t->grp->partvals.n; i++)
-			free((char *)t->grp->partvals.v[i]);
-		free(t->grp->partvals.v);
-		for (uint32_t i = 0; i < t->grp->tests.n; i++) {
-			free((char *)t->grp->tests.v[i]);
-			free((char *)t->grp->oks.v[i]);
-		}
-		free(t->grp->tests.v);
-		free(t->grp->oks.v);
+		tr_names_free(&t->grp->partvals);
+		tr_names_free(&t->grp->tests);
+		tr_names_free(&t->grp->oks);
 		free(t->grp->loop_oks.v);
-		woven_reset(t->grp);
-		free(t->grp->wlocals.v);
-		free(t->grp->wtypes.v);
-		free(t->grp->wvals.v);
+		tr_names_free(&t->grp->wlocals);
+		tr_names_free(&t->grp->wtypes);
+		tr_names_free(&t->grp->wvals);
 		sb_free(&t->grp->after);
 		sb_free(&t->grp->kept);
 	}
@@ -495,8 +483,10 @@ static void full_form(struct tr *t)
 	sb_adds(&t->code, "\t\t} else {\n");
 	at = t->code.len;
 	sb_add(&t->code, loop, n);
-	for (h = 0; h < g->loop_oks.n; h++)
-		sb_replace(&t->code, at, rows.v[rows.n - 1 - h], "(0u |", 0);
+	/* the guards that every lane passes, the last rows (the loop's guard
+	 * in them when the test failed) */
+	for (h = rows.n - g->loop_oks.n; h < rows.n; h++)
+		sb_replace(&t->code, at, rows.v[h], "(0u |", 0);
 	for (h = 0; h < rows.n; h++)
 		free((char *)rows.v[h]);
 	free(rows.v);
@@ -513,9 +503,7 @@ static void close_lanes(struct tr *t)
 
 	if (!g->open)
 		return;
-	free_names(&g->wlocals);
-	free_names(&g->wtypes);
-	free_names(&g->wvals);
+	forget_loop(g);
 	localize(t);
 	if (tr_shape_looped(t->shape))
 		part_locals(t);
@@ -543,7 +531,7 @@ static void close_lanes(struct tr *t)
 }
 
 static void put_tests(struct tr *t);
-static void weave(struct tr *t);
+static void weave(struct tr *t, size_t end);
 
 /* Closes the open loop over the lanes and, in a call whose parts are
  * looped over, the loop over the parts (open_parts): at the end of a
@@ -554,8 +542,10 @@ void tr_group_close(struct tr *t)
 
 	close_lanes(t);
 	if (g->parts_open) {
+		size_t end = t->code.len;
+
 		sb_adds(&t->code, "\t\t}\n");
-		weave(t);
+		weave(t, end);
 		put_tests(t);
 	}
 	woven_reset(g);
@@ -892,14 +882,15 @@ static int parts_values_local(struct tr *t)
 }
 
 /*
- * The loop over the parts just closed, when it holds instructions that
- * run once per part and after them one loop over the lanes that stores
- * nothing, and the part values they make live only in the block: written
+ * The loop over the parts just closed (its body ending at end), when it
+ * holds instructions that run once per part and after them one loop over
+ * the lanes that stores nothing, and the part values they make live only
+ * in the block: written
  * again before it, woven (weave.c), for calls whose every lane runs and,
  * where the woven loop reads part 0's value for another part's, whose
  * parts' lanes have the same %tid.x (ag_samex).
  */
-static void weave(struct tr *t)
+static void weave(struct tr *t, size_t end)
 {
 	struct tr_group *g = grp(t);
 	struct strbuf head = STRBUF_INIT, woven = STRBUF_INIT;
@@ -910,7 +901,7 @@ static void weave(struct tr *t)
 	int any;
 
 	parts_loop_head(t, &head);
-	if (!g->weavable || g->nloops != 1 || t->code.len != g->loop_end + 4 ||
+	if (!g->weavable || g->nloops != 1 || end != g->loop_end ||
 	    memcmp(code + g->parts_head, head.buf, head.len) || !parts_values_local(t) ||
 	    !(body = strstr(code + g->loop_body, "\t\t/* ")) || body >= code + g->body_end) {
 		sb_free(&head);
@@ -969,12 +960,11 @@ static void put_tests(struct tr *t)
 		sb_addf(&line, "\t\t\t%s &= %s;\n", g->oks.v[i], g->tests.v[i]);
 		put_part(t, line.buf, line.len, 0);
 		sb_free(&line);
-		free((char *)g->tests.v[i]);
-		free((char *)g->oks.v[i]);
 	}
 	sb_adds(&t->code, "\t\t}\n");
 	move_text(&t->code, g->parts_head, at);
-	g->tests.n = g->oks.n = 0;
+	tr_names_clear(&g->tests);
+	tr_names_clear(&g->oks);
 }
 
 /* The code of an instruction, from t->code's offset from on, once for
@@ -1112,10 +1102,6 @@ void tr_group_end(struct tr *t, const struct ptx_insn *in, size_t from)
 	}
 }
 
-/* Where an instruction's lanes start: "{ const size_t l = 0; if (guard) {"
- * for one that runs once; for one per lane, its varying destinations
- * copied into locals ag_oK that the lanes outside the mask or guard leave
- * as they are, and stored back whole by tr_group_lanes_end. */
 /*
  * The variable ag_okK that says whether the varying guard of in, which
  * runs per lane in a call whose parts are looped over, lets every lane of
@@ -1156,6 +1142,10 @@ static const char *passed(struct tr *t, const struct ptx_insn *in)
 	return ok;
 }
 
+/* Where an instruction's lanes start: "{ const size_t l = 0; if (guard) {"
+ * for one that runs once; for one per lane, its varying destinations
+ * copied into locals ag_oK that the lanes outside the mask or guard leave
+ * as they are, and stored back whole by tr_group_lanes_end. */
 void tr_group_lanes_begin(struct tr *t, const struct ptx_insn *in)
 {
 	struct tr_group *g = grp(t);

@@ -33,14 +33,23 @@ struct tr_live {
 	uint32_t nbar;
 };
 
-int tr_names_has(const struct tr_names *s, const char *name)
+/* Frees the names of s, which owns them, and empties it (clear) or frees
+ * its array too (free). */
+void tr_names_clear(struct tr_names *s)
 {
 	uint32_t i;
 
 	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i], name))
-			return 1;
-	return 0;
+		free((char *)s->v[i]);
+	s->n = 0;
+}
+
+void tr_names_free(struct tr_names *s)
+{
+	tr_names_clear(s);
+	free(s->v);
+	s->v = NULL;
+	s->cap = 0;
 }
 
 void tr_names_add(struct tr_names *s, const char *name)

@@ -151,12 +151,19 @@ static uint8_t int_bits(enum ptx_type ty)
 	return tr_size(ty) == 4 || tr_size(ty) == 8 ? (uint8_t)(8 * tr_size(ty)) : 0;
 }
 
+/* Special registers that hold the same in every thread of a block. */
+static const char *const block_sregs[] = {
+	"%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid",
+	"%cluster_nctaid",
+};
+
+static int block_sreg(const char *name)
+{
+	return tr_in_list(block_sregs, sizeof(block_sregs) / sizeof(block_sregs[0]), name);
+}
+
 static struct val opnd(const struct tr_shape *s, const struct ptx_operand *o)
 {
-	static const char *const same[] = {
-		"%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid",
-		"%cluster_nctaid",
-	};
 	const struct shape_reg *r;
 	uint32_t i;
 
@@ -184,7 +191,7 @@ static struct val opnd(const struct tr_shape *s, const struct ptx_operand *o)
 				       s->warp && !strcmp(o->component, "x") ? 5 : 0);
 		if (s->warp && !strcmp(o->name, "%laneid") && !o->component)
 			return aligned(lin(1), 64);
-		return tr_in_list(same, sizeof(same) / sizeof(same[0]), o->name) ? lin(0) : vary;
+		return block_sreg(o->name) ? lin(0) : vary;
 	case PTX_OP_VEC:
 		for (i = 0; i < o->nelems; i++)
 			if (opnd(s, &o->elems[i]).k != TR_SHAPE_U)
@@ -736,12 +743,8 @@ static int pure(const struct ptx_insn *in)
 		"rsqrt", "sad", "selp", "set", "setp", "shf", "shl", "shr", "sin", "slct", "sqrt",
 		"sub", "tanh", "testp", "xor",
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strcmp(in->opcode, ops[i]))
-			return 1;
-	return 0;
+	return tr_in_list(ops, sizeof(ops) / sizeof(ops[0]), in->opcode);
 }
 
 /* Whether operand o reads what two threads with the same %tid.x may
@@ -749,17 +752,13 @@ static int pure(const struct ptx_insn *in)
  * operand, or a register made so). */
 static int apart_operand(const struct tr_shape *s, const struct ptx_operand *o)
 {
-	static const char *const same[] = { "%ntid", "%ctaid", "%nctaid" };
 	const struct shape_reg *r = o->name ? find(s, o->name) : NULL;
 	uint32_t i;
 
 	if (o->kind == PTX_OP_REG && o->name && !r) {
 		if (!strcmp(o->name, "%tid"))
 			return o->component && strcmp(o->component, "x");
-		for (i = 0; i < sizeof(same) / sizeof(same[0]); i++)
-			if (!strcmp(o->name, same[i]))
-				return 0;
-		return 1;
+		return !block_sreg(o->name);
 	}
 	if (r && r->apart && (o->kind == PTX_OP_REG || (o->kind == PTX_OP_ADDR && o->base_is_reg)))
 		return 1;

@@ -404,7 +404,12 @@ struct tr_names {
 	uint32_t n, cap;
 };
 void tr_names_add(struct tr_names *s, const char *name);
-int tr_names_has(const struct tr_names *s, const char *name);
+void tr_names_clear(struct tr_names *s);
+void tr_names_free(struct tr_names *s);
+static inline int tr_names_has(const struct tr_names *s, const char *name)
+{
+	return tr_in_list(s->v, s->n, name);
+}
 void tr_insn_regs(const struct ptx_insn *in, struct tr_names *s);
 void tr_insn_reads(const struct ptx_insn *in, struct tr_names *s);
 
@@ -500,8 +505,9 @@ void tr_fast_function(struct tr *t, uint32_t fidx, struct strbuf *out);
  * step *c) whose lanes must not cross the wrap; tr_shape_parts: how many
  * row groups a call runs together, tr_shape_looped: whether in a loop over
  * them (else written out); tr_shape_same: whether reg holds the same in
- * every part of a call whose parts' lanes have the same %tid.x.  With warp, a call runs one warp, two
- * row groups of a row whose width is a multiple of 32, and may shuffle.
+ * every part of a call whose parts' lanes have the same %tid.x.  With
+ * warp, a call runs one warp, two row groups of a row whose width is a
+ * multiple of 32, and may shuffle.
  * With past, the kernel as the group calls after the sweep of its
  * grid-stride loop run it: the guard sends every lane to END with what
  * its thread carried (varying), and the loop is gone. */

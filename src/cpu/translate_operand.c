@@ -529,12 +529,7 @@ int tr_mods(struct tr *t, const struct ptx_insn *in, const char *allowed,
 
 int tr_has(const struct ptx_insn *in, const char *mod)
 {
-	uint32_t i;
-
-	for (i = 0; i < in->nmods; i++)
-		if (!strcmp(in->mods[i], mod))
-			return 1;
-	return 0;
+	return tr_in_list(in->mods, in->nmods, mod);
 }
 
 int tr_nops(struct tr *t, const struct ptx_insn *in, uint32_t lo, uint32_t hi)

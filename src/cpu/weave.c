@@ -134,15 +134,6 @@ static int same_value(const struct tr_weave *w, const char *x)
 	return 0;
 }
 
-static void free_names(struct tr_names *s)
-{
-	uint32_t i;
-
-	for (i = 0; i < s->n; i++)
-		free((char *)s->v[i]);
-	free(s->v);
-}
-
 /* The n instructions of text (len bytes), the k-th from at[k] on, one
  * after the other, each once for every part. */
 static void put_woven(const struct tr_weave *w, const struct tr_names *named, const char *text,
@@ -221,8 +212,8 @@ int tr_weave(const struct tr_weave *w, struct strbuf *out, int *same)
 	sb_adds(out, "\t\t}\n");
 	rc = 0;
 out:
-	free_names(&dests);
-	free_names(&outside);
+	tr_names_free(&dests);
+	tr_names_free(&outside);
 	free(named.v);
 	sb_free(&text);
 	free(pre);
