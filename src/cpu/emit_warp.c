@@ -483,7 +483,7 @@ int tr_sreg(struct tr *t, const struct ptx_insn *in, const struct ptx_operand *o
 
 				sb_addf(&part, "ag_tid%dp", c[0] - 'x');
 				sb_adds(sb, c[0] == 'x' ? "(" : "");
-				tr_group_part(t, part.buf, 0, sb);
+				tr_group_part(t, part.buf, NULL, 0, sb);
 				sb_adds(sb, c[0] == 'x' ? " + (uint32_t)l)" : "");
 				sb_free(&part);
 			} else

@@ -77,6 +77,8 @@ struct tr_group {
 	struct tr_names counted;        /* mentions_in's names */
 	struct tr_names partvals;       /* parts' values the open loop reads
 					 * (tr_group_part) */
+	struct tr_names partregs;       /* and their PTX registers ("" for
+					 * none) */
 	uint32_t parts_from;    /* the statement that opened the loop over
 				 * the parts */
 	size_t parts_head;      /* where that loop starts in t->code */
@@ -92,7 +94,7 @@ struct tr_group {
 	uint32_t nloops;
 	int weavable;
 	size_t pre_end, loop_body, body_end, loop_end;
-	struct tr_names wlocals, wtypes, wvals;
+	struct tr_names wlocals, wtypes, wvals, wregs;
 	uint32_t last_stmt;     /* past the last statement begun */
 };
 
@@ -102,6 +104,7 @@ static void forget_loop(struct tr_group *g)
 	tr_names_clear(&g->wlocals);
 	tr_names_clear(&g->wtypes);
 	tr_names_clear(&g->wvals);
+	tr_names_clear(&g->wregs);
 }
 
 /* Forgets the loops over the lanes that weave might have woven. */
@@ -132,12 +135,14 @@ void tr_group_free(struct tr *t)
 		free(t->grp->fetched.v);
 		free(t->grp->counted.v);
 		tr_names_free(&t->grp->partvals);
+		tr_names_free(&t->grp->partregs);
 		tr_names_free(&t->grp->tests);
 		tr_names_free(&t->grp->oks);
 		free(t->grp->loop_oks.v);
 		tr_names_free(&t->grp->wlocals);
 		tr_names_free(&t->grp->wtypes);
 		tr_names_free(&t->grp->wvals);
+		tr_names_free(&t->grp->wregs);
 		sb_free(&t->grp->after);
 		sb_free(&t->grp->kept);
 	}
@@ -396,9 +401,12 @@ static void guard_free(struct tr *t, struct strbuf *pre, struct strbuf *cond,
  * (part_locals): read as elements of the arrays, a shared-memory address
  * of the tiled SGEMM's products was none GCC made vector code of (68
  * against 20 ms, one thread).  Nothing in a loop over the lanes writes a
- * part's value.
+ * part's value.  Its PTX register reg (NULL for a special register's
+ * local) is kept with it: weave asks whether it holds the same in every
+ * part (tr_shape_same).
  */
-void tr_group_part(const struct tr *t, const char *name, int write, struct strbuf *sb)
+void tr_group_part(const struct tr *t, const char *name, const char *reg, int write,
+		   struct strbuf *sb)
 {
 	struct tr_group *g = t->grp;
 
@@ -407,8 +415,10 @@ void tr_group_part(const struct tr *t, const char *name, int write, struct strbu
 		return;
 	}
 	sb_addf(sb, "%s_h", name);
-	if (!tr_names_has(&g->partvals, name))
+	if (!tr_names_has(&g->partvals, name)) {
 		tr_names_add(&g->partvals, xstrdup(name));
+		tr_names_add(&g->partregs, xstrdup(reg ? reg : ""));
+	}
 }
 
 /* The locals of the parts' values that the loop over the lanes just
@@ -424,8 +434,10 @@ static void part_locals(struct tr *t)
 
 		sb_addf(&decl, "\t\tconst __typeof__(%s[0]) %s_h = %s[h];\n", v, v, v);
 		tr_names_add(&g->wvals, v);
+		tr_names_add(&g->wregs, g->partregs.v[i]);
 	}
 	g->partvals.n = 0;
+	g->partregs.n = 0;
 	if (decl.len) {
 		sb_add(&rest, t->code.buf + g->head, t->code.len - g->head);
 		sb_truncate(&t->code, g->head);
@@ -817,32 +829,6 @@ static void put_part(struct tr *t, const char *text, size_t n, uint32_t h)
 	}
 }
 
-/* Whether the C locals cname ("r2_9p") are of a register that holds the
- * same in every part whose lanes have the same %tid.x (tr_shape_same). */
-static int same_in_parts(const struct tr *t, const char *cname)
-{
-	uint32_t r, i;
-	int same = 0, found = 0;
-
-	for (r = 0; r < t->nregs && !found; r++) {
-		const struct tr_sym *s = &t->regs[r];
-
-		for (i = 0; i < (s->range ? s->range : 1) && !found; i++) {
-			struct strbuf c = STRBUF_INIT, name = STRBUF_INIT;
-
-			tr_local_name(s, i, &c);
-			sb_adds(&c, "p");
-			if ((found = !strcmp(c.buf, cname))) {
-				tr_ptx_name(s, i, &name);
-				same = tr_shape_same(t->shape, name.buf);
-			}
-			sb_free(&c);
-			sb_free(&name);
-		}
-	}
-	return same;
-}
-
 /* Whether register reg lives only in statements [from, to) of the
  * function, written there, unguarded, before it is read. */
 static int lives_between(struct tr *t, const char *reg, uint32_t from, uint32_t to)
@@ -909,7 +895,7 @@ static void weave(struct tr *t, size_t end)
 	}
 	same = xcalloc(g->wvals.n + 1, 1);
 	for (i = 0; i < g->wvals.n; i++)
-		same[i] = (uint8_t)same_in_parts(t, g->wvals.v[i]);
+		same[i] = (uint8_t)(*g->wregs.v[i] && tr_shape_same(t->shape, g->wregs.v[i]));
 	w.head = LOOP_HEAD;
 	w.pre = code + g->parts_head + head.len;
 	w.npre = g->pre_end - g->parts_head - head.len;
@@ -1434,13 +1420,13 @@ void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
 			const char *ct = tr_ctype(s->type);
 
 			sb_addf(sb, "((%s)(", ct);
-			tr_group_part(t, part.buf, 0, sb);
+			tr_group_part(t, part.buf, name, 0, sb);
 			sb_addf(sb, " + (%s)INT64_C(%" PRId64 ") * (%s)l))", ct, c, ct);
 			break;
 		}
 		/* fall through */
 	default:
-		tr_group_part(t, part.buf, write, sb);
+		tr_group_part(t, part.buf, name, write, sb);
 		break;
 	}
 	sb_free(&part);
@@ -1472,7 +1458,7 @@ int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name
 	tr_local_name(s, tr_reg_index(s, name), &c);
 	sb_adds(&c, "p");
 	sb_adds(sb, "(sh + (int64_t)(int32_t)");
-	tr_group_part(t, c.buf, 0, sb);
+	tr_group_part(t, c.buf, name, 0, sb);
 	if (k == TR_SHAPE_L)
 		sb_addf(sb, " + INT64_C(%" PRId64 ") * (int64_t)l", step);
 	sb_addf(sb, " + %" PRId64 ")", off);

@@ -534,7 +534,8 @@ void tr_group_lanes_begin(struct tr *t, const struct ptx_insn *in);
 void tr_group_lanes_end(struct tr *t);
 int tr_group_flow(struct tr *t, const struct ptx_insn *in);
 void tr_group_local(struct tr *t, const struct tr_sym *s, uint32_t i);
-void tr_group_part(const struct tr *t, const char *name, int write, struct strbuf *sb);
+void tr_group_part(const struct tr *t, const char *name, const char *reg, int write,
+		   struct strbuf *sb);
 void tr_group_reg(const struct tr *t, const struct tr_sym *s, const char *name,
 		  const char *cname, int write, struct strbuf *sb);
 int tr_group_shared(const struct tr *t, const struct tr_sym *s, const char *name, int64_t off,
