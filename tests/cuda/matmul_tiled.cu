@@ -3,7 +3,7 @@
  * __syncthreads per tile, on sizes that are not multiples of the tile.
  * Entries are small integers, so every sum is exact in float.
  */
-#include "check.h"
+#include "matmul.h"
 
 #define TILE 16
 
@@ -29,36 +29,11 @@ __global__ void matmul(const float *a, const float *b, float *c, int m, int n, i
 
 int main()
 {
-	const int m = 70, n = 45, k = 83;
-	float *a = (float *)malloc(m * k * sizeof(float));
-	float *b = (float *)malloc(k * n * sizeof(float));
-	float *c = (float *)malloc(m * n * sizeof(float));
-	float *want = (float *)malloc(m * n * sizeof(float));
-	for (int i = 0; i < m * k; i++)
-		a[i] = (float)((i * 7) % 9 - 4);
-	for (int i = 0; i < k * n; i++)
-		b[i] = (float)((i * 5) % 11 - 5);
-	for (int r = 0; r < m; r++)
-		for (int j = 0; j < n; j++) {
-			float s = 0;
-			for (int i = 0; i < k; i++)
-				s += a[r * k + i] * b[i * n + j];
-			want[r * n + j] = s;
-		}
-	float *da, *db, *dc;
-	CK(cudaMalloc(&da, m * k * sizeof(float)));
-	CK(cudaMalloc(&db, k * n * sizeof(float)));
-	CK(cudaMalloc(&dc, m * n * sizeof(float)));
-	CK(cudaMemcpy(da, a, m * k * sizeof(float), cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(db, b, k * n * sizeof(float), cudaMemcpyHostToDevice));
-	dim3 block(TILE, TILE), grid((n + TILE - 1) / TILE, (m + TILE - 1) / TILE);
-	matmul<<<grid, block>>>(da, db, dc, m, n, k);
-	CK(cudaGetLastError());
-	CK(cudaMemcpy(c, dc, m * n * sizeof(float), cudaMemcpyDeviceToHost));
-	check_array("c", c, want, m * n);
-	CK(cudaFree(da));
-	CK(cudaFree(db));
-	CK(cudaFree(dc));
-	free(a), free(b), free(c), free(want);
+	struct matmul_case p;
+
+	matmul_begin(&p, 70, 45, 83, 0, 0);
+	matmul<<<dim3((p.n + TILE - 1) / TILE, (p.m + TILE - 1) / TILE), dim3(TILE, TILE)>>>(
+		p.da, p.db, p.dc, p.m, p.n, p.k);
+	matmul_end(&p, "c");
 	return verdict("matmul_tiled");
 }

@@ -9,7 +9,7 @@
  * that no row may take another's.  Entries are small integers: every sum
  * is exact in float.
  */
-#include "check.h"
+#include "matmul.h"
 
 /* C = A * B (m x k by k x n) with W x W tiles, blocks of W x H threads,
  * each moving W / H rows of each tile; with scale, each product times
@@ -48,43 +48,15 @@ __global__ void matmul(const float *a, const float *b, float *c, int m, int n, i
 template <int W, int H>
 static void run(int m, int n, int k, int scale)
 {
-	float *a = (float *)malloc(m * k * sizeof(float));
-	float *b = (float *)malloc(k * n * sizeof(float));
-	float *c = (float *)malloc(m * n * sizeof(float));
-	float *want = (float *)malloc(m * n * sizeof(float));
-	float *da, *db, *dc;
+	struct matmul_case p;
 	char what[96];
 
-	for (int i = 0; i < m * k; i++)
-		a[i] = (float)((i * 7) % 9 - 4);
-	for (int i = 0; i < k * n; i++)
-		b[i] = (float)((i * 5) % 11 - 5);
-	for (int r = 0; r < m; r++)
-		for (int j = 0; j < n; j++) {
-			/* the row of its block of the thread that sums it */
-			float f = scale ? (float)(r % W % H + 1) : 1.0f, s = 0;
-
-			for (int i = 0; i < k; i++)
-				s += a[r * k + i] * b[i * n + j] * f;
-			want[r * n + j] = s;
-		}
-	CK(cudaMalloc(&da, m * k * sizeof(float)));
-	CK(cudaMalloc(&db, k * n * sizeof(float)));
-	CK(cudaMalloc(&dc, m * n * sizeof(float)));
-	CK(cudaMemcpy(da, a, m * k * sizeof(float), cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(db, b, k * n * sizeof(float), cudaMemcpyHostToDevice));
-	CK(cudaMemset(dc, 0, m * n * sizeof(float)));
-	matmul<W, H><<<dim3((n + W - 1) / W, (m + W - 1) / W), dim3(W, H)>>>(da, db, dc, m, n, k,
-									  scale);
-	CK(cudaGetLastError());
-	CK(cudaMemcpy(c, dc, m * n * sizeof(float), cudaMemcpyDeviceToHost));
+	matmul_begin(&p, m, n, k, scale ? W : 0, H);
+	matmul<W, H><<<dim3((n + W - 1) / W, (m + W - 1) / W), dim3(W, H)>>>(p.da, p.db, p.dc, m, n,
+									  k, scale);
 	snprintf(what, sizeof(what), "%d x %d by %d x %d, blocks %d x %d%s", m, k, k, n, W, H,
 		 scale ? ", weighted by row" : "");
-	check_array(what, c, want, m * n);
-	CK(cudaFree(da));
-	CK(cudaFree(db));
-	CK(cudaFree(dc));
-	free(a), free(b), free(c), free(want);
+	matmul_end(&p, what);
 }
 
 int main()
