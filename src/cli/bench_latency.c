@@ -2,8 +2,10 @@
  * bench_latency.c - `anygpu bench latency`: the round trip of a
  * synchronous call (an idle stream's query, a 4-byte copy to the host) and
  * the rate of asynchronous launches of an empty kernel, N of them and then
- * one synchronize; on the remote backend, next to a one-byte ping-pong on
- * a raw exchange with the same server.
+ * one synchronize, and the round trip of one launch of it over many blocks
+ * and its synchronize (on the cpu backend, what waking its threads costs);
+ * on the remote backend, next to a one-byte ping-pong on a raw exchange
+ * with the same server.
  */
 #include "cli/bench_tool.h"
 #include "util/strbuf.h"
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #define MAX_REPS 1000
+#define WIDE_BLOCKS 64  /* a grid that every thread of the cpu backend joins */
 
 #ifdef AG_BENCH_KERNEL
 /* bench_kernel.cu, built by nvcc: the host stub of an empty kernel. */
@@ -69,14 +72,26 @@ static double copy_us(const void *dev, long n)
 }
 
 #ifdef AG_BENCH_KERNEL
-static void launch_nop(void)
+static void launch_nop(unsigned blocks)
 {
-	dim3 one = { 1, 1, 1 };
+	dim3 grid = { blocks, 1, 1 }, one = { 1, 1, 1 };
 	int x = 0;
 	void *args[] = { &x };
 
-	bench_check(cudaLaunchKernel(bench_nop_kernel(), one, one, args, 0, NULL),
+	bench_check(cudaLaunchKernel(bench_nop_kernel(), grid, one, args, 0, NULL),
 		    "cudaLaunchKernel");
+}
+
+/* Microseconds per launch over WIDE_BLOCKS blocks and its synchronize. */
+static double wide_launch_us(long n)
+{
+	double t0 = bench_now();
+
+	for (long i = 0; i < n; i++) {
+		launch_nop(WIDE_BLOCKS);
+		bench_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after a launch");
+	}
+	return (bench_now() - t0) / n * 1e6;
 }
 
 /* Launches per second, as issued and as completed by the synchronize. */
@@ -85,7 +100,7 @@ static void launch_rates(long n, double *issued, double *completed)
 	double t0 = bench_now(), t1;
 
 	for (long i = 0; i < n; i++)
-		launch_nop();
+		launch_nop(1);
 	t1 = bench_now();
 	bench_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the launches");
 	*issued = n / (t1 - t0);
@@ -111,7 +126,7 @@ int bench_latency(struct bench *b, int argc, char **argv)
 	struct opts o;
 	cudaStream_t s;
 	void *dev;
-	double *query, *copy, *raw, *issued, *completed;
+	double *query, *copy, *raw, *issued, *completed, *wide;
 	int n;
 
 	parse(b, &o, argc, argv);
@@ -122,11 +137,12 @@ int bench_latency(struct bench *b, int argc, char **argv)
 	raw = b->has_ref ? xcalloc(n, sizeof(double)) : NULL;
 	issued = xcalloc(n, sizeof(double));
 	completed = xcalloc(n, sizeof(double));
+	wide = xcalloc(n, sizeof(double));
 	bench_check(cudaStreamCreate(&s), "cudaStreamCreate");
 	bench_check(cudaMalloc(&dev, sizeof(int)), "cudaMalloc");
 	bench_check(cudaMemset(dev, 0, sizeof(int)), "cudaMemset");
 #ifdef AG_BENCH_KERNEL
-	launch_nop();   /* the module's load (and compilation) is not timed */
+	launch_nop(1);  /* the module's load (and compilation) is not timed */
 	bench_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 #endif
 	for (int i = 0; i < n; i++) {
@@ -136,6 +152,7 @@ int bench_latency(struct bench *b, int argc, char **argv)
 		copy[i] = copy_us(dev, o.calls);
 #ifdef AG_BENCH_KERNEL
 		launch_rates(o.launches, &issued[i], &completed[i]);
+		wide[i] = wide_launch_us(o.calls);
 #endif
 	}
 	printf("best and median of %d; %ld calls per sample%s\n\n", n, o.calls,
@@ -148,6 +165,8 @@ int bench_latency(struct bench *b, int argc, char **argv)
 	       o.launches);
 	print_row("  completed", "/s", completed, NULL, n, 0);
 	print_row("  issued", "/s", issued, NULL, n, 0);
+	printf("synchronous launches of the empty kernel over %d blocks:\n", WIDE_BLOCKS);
+	print_row("  launch and cudaDeviceSynchronize", "us", wide, NULL, n, 1);
 #else
 	printf("asynchronous launches: not measured (anygpu was built without nvcc)\n");
 #endif
@@ -158,5 +177,6 @@ int bench_latency(struct bench *b, int argc, char **argv)
 	free(raw);
 	free(issued);
 	free(completed);
+	free(wide);
 	return 0;
 }
