@@ -12,6 +12,7 @@
 #define AG_CPU_CPU_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "backend.h"
@@ -137,6 +138,8 @@ struct ag_backend {
 
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
+	atomic_uint_fast64_t progress;  /* changes of the streams' state, which
+					 * waiters poll before they sleep */
 	char msg[AG_MSG_LEN];           /* last_message() */
 	struct ag_stream legacy;
 	struct ag_stream *streams;      /* created, including destroyed-but-busy */

@@ -12,6 +12,7 @@
  */
 #include "cpu/exec.h"
 #include "cpu/fault.h"
+#include "cpu/spin.h"
 
 #include <driver_types.h>
 #include <pthread.h>
@@ -61,9 +62,12 @@ struct ag_exec {
 	pthread_mutex_t lock;           /* guards the fields below */
 	pthread_cond_t wake;            /* a job was published, or stop */
 	pthread_cond_t idle;            /* busy reached 0 */
-	int started, stopping;
-	uint64_t gen;
-	unsigned want, joined, busy;
+	int started;
+	/* atomic: a waiter polls them without the lock first (spin.h) */
+	atomic_int stopping;
+	atomic_uint_fast64_t gen;
+	atomic_uint busy;
+	unsigned want, joined;
 	struct job *job;
 
 	unsigned nworkers;
@@ -316,6 +320,38 @@ static void run_blocks(struct job *job, struct worker *w)
 	}
 }
 
+/* What a worker waits for: a job published after generation seen. */
+struct next_job {
+	struct ag_exec *x;
+	uint64_t seen;
+};
+
+static int job_published(const void *arg)
+{
+	const struct next_job *n = arg;
+
+	return atomic_load(&n->x->stopping) || atomic_load(&n->x->gen) != n->seen;
+}
+
+/* Waits with x->lock held for a job after generation seen, or the stop. */
+static void wait_job(struct ag_exec *x, uint64_t seen)
+{
+	struct next_job n = { x, seen };
+
+	while (!job_published(&n)) {
+		pthread_mutex_unlock(&x->lock);
+		int soon = ag_spin(job_published, &n);
+		pthread_mutex_lock(&x->lock);
+		if (!soon && !job_published(&n))
+			pthread_cond_wait(&x->wake, &x->lock);
+	}
+}
+
+static int workers_left(const void *arg)
+{
+	return atomic_load(&((const struct ag_exec *)arg)->busy) == 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -324,8 +360,7 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&x->lock);
 	for (;;) {
-		while (!x->stopping && x->gen == seen)
-			pthread_cond_wait(&x->wake, &x->lock);
+		wait_job(x, seen);
 		if (x->stopping)
 			break;
 		seen = x->gen;
@@ -336,7 +371,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&x->lock);
 		run_blocks(job, w);
 		pthread_mutex_lock(&x->lock);
-		if (--x->busy == 0)
+		if (atomic_fetch_sub(&x->busy, 1) == 1)
 			pthread_cond_signal(&x->idle);
 	}
 	pthread_mutex_unlock(&x->lock);
@@ -502,6 +537,7 @@ static void run_pooled(struct ag_exec *x, struct job *job)
 
 	run_blocks(job, &x->workers[x->nworkers]);
 
+	ag_spin(workers_left, x);
 	pthread_mutex_lock(&x->lock);
 	while (x->busy)
 		pthread_cond_wait(&x->idle, &x->lock);

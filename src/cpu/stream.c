@@ -13,6 +13,7 @@
  * call reports it.
  */
 #include "cpu/cpu.h"
+#include "cpu/spin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,39 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A change of state that a waiter may wait for, with b->lock held: before
+ * any signal of b->cv or of a stream's wake. */
+static void changed(struct ag_backend *b)
+{
+	atomic_fetch_add(&b->progress, 1);
+}
+
+struct next_change {
+	struct ag_backend *b;
+	uint64_t seen;
+};
+
+static int change_came(const void *arg)
+{
+	const struct next_change *n = arg;
+
+	return atomic_load(&n->b->progress) != n->seen;
+}
+
+/* Waits on cv, with b->lock held, for the next change of state: polls
+ * for it without the lock first (spin.h).  Like pthread_cond_wait, it may
+ * return before the caller's own condition holds. */
+static void wait_change(struct ag_backend *b, pthread_cond_t *cv)
+{
+	struct next_change n = { b, atomic_load(&b->progress) };
+
+	pthread_mutex_unlock(&b->lock);
+	int soon = ag_spin(change_came, &n);
+	pthread_mutex_lock(&b->lock);
+	if (!soon && !change_came(&n))
+		pthread_cond_wait(cv, &b->lock);
 }
 
 /* Handles come from callers, maybe remote ones: only live ones are used. */
@@ -187,6 +221,7 @@ static void finish_cmd(struct ag_backend *b, struct ag_stream *s, struct ag_cmd 
 		s->tail = NULL;
 	s->done++;
 	free_cmd(c);
+	changed(b);
 	pthread_cond_broadcast(&b->cv);
 }
 
@@ -202,11 +237,11 @@ static void *stream_main(void *arg)
 		if (!c && (s->destroyed || b->closing))
 			break;
 		if (!c) {
-			pthread_cond_wait(&s->wake, &b->lock);
+			wait_change(b, &s->wake);
 			continue;
 		}
 		if (!deps_done(c)) {
-			pthread_cond_wait(&b->cv, &b->lock);
+			wait_change(b, &b->cv);
 			continue;
 		}
 		pthread_mutex_unlock(&b->lock);
@@ -218,6 +253,7 @@ static void *stream_main(void *arg)
 	s->has_thread = 0;
 	b->nthreads--;
 	stream_put(s);
+	changed(b);
 	pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->lock);
 	return NULL;
@@ -260,7 +296,7 @@ static cudaError_t take_error(struct ag_backend *b, struct ag_stream *s)
 static void wait_done(struct ag_backend *b, struct ag_stream *s, uint64_t n)
 {
 	while (s->done < n)
-		pthread_cond_wait(&b->cv, &b->lock);
+		wait_change(b, &b->cv);
 }
 
 /* Queues c on s with b->lock held; *n is its number in the stream.  On
@@ -284,6 +320,7 @@ static cudaError_t enqueue(struct ag_backend *b, struct ag_stream **sp, struct a
 	s->tail = c;
 	*n = ++s->enq;
 	*sp = s;
+	changed(b);
 	pthread_cond_signal(&s->wake);
 	return cudaSuccess;
 }
@@ -321,7 +358,7 @@ void ag_cpu_wait_idle(struct ag_backend *b)
 			any = busy(s);
 		if (!any)
 			return;
-		pthread_cond_wait(&b->cv, &b->lock);
+		wait_change(b, &b->cv);
 	}
 }
 
@@ -338,11 +375,12 @@ void ag_cpu_streams_close(struct ag_backend *b)
 	pthread_mutex_lock(&b->lock);
 	ag_cpu_wait_idle(b);
 	b->closing = 1;
+	changed(b);
 	pthread_cond_signal(&b->legacy.wake);
 	for (struct ag_stream *s = b->streams; s; s = s->next)
 		pthread_cond_signal(&s->wake);
 	while (b->nthreads)
-		pthread_cond_wait(&b->cv, &b->lock);
+		wait_change(b, &b->cv);
 	pthread_cond_destroy(&b->legacy.wake);
 	while (b->streams) {
 		struct ag_stream *s = b->streams;
@@ -398,6 +436,7 @@ cudaError_t ag_cpu_stream_destroy(struct ag_backend *b, struct ag_stream *s)
 	struct ag_stream *t = s ? find_stream(b, s) : NULL;
 	if (t) {
 		t->destroyed = 1;
+		changed(b);
 		pthread_cond_signal(&t->wake);
 		stream_put(t);
 	}
@@ -536,7 +575,7 @@ cudaError_t ag_cpu_event_sync(struct ag_backend *b, struct ag_event *e)
 	if (t) {
 		uint64_t gen = t->gen_rec;
 		while (t->gen_done < gen)
-			pthread_cond_wait(&b->cv, &b->lock);
+			wait_change(b, &b->cv);
 		err = t->err;
 		if (err)
 			snprintf(b->msg, sizeof(b->msg), "%s", t->errmsg);
