@@ -371,7 +371,7 @@ static cudaError_t load_ptx(struct ag_backend *b, const char *ptx, uint64_t len,
 		ag_cpu_set_msg(b, "PTX (sm_%u) line %d:%d: %s", arch, perr.line, perr.col, perr.msg);
 		return cudaErrorInvalidPtx;
 	}
-	if (ag_jit_load(pm, &jm, &err) != 0) {
+	if (ag_jit_load(ptx, len, pm, &jm, &err) != 0) {
 		ag_cpu_set_msg(b, "%s", err.buf ? err.buf : "compile failed");
 		sb_free(&err);
 		ptx_free(pm);

@@ -11,6 +11,18 @@
  * compiles it to a temporary name and renames the result into place, so a
  * reader never sees half a file and two processes compiling the same module
  * both succeed.  The .c file stays next to the .so for inspection.
+ *
+ * Translating still costs a cached load milliseconds (the suite's scan 5,
+ * its tiled SGEMM 9) and asking the compiler its version one more, at every
+ * start of a program.  So a load also leaves an index entry, <idx>.idx,
+ * holding the key, where idx hashes the PTX text with what else decides the
+ * C and the compiler without running either: the file that holds this
+ * translator (path, inode, size, modification time: any rebuild of anygpu
+ * changes it), ANYGPU_CPU_GROUPS, the compiler's path and the file it
+ * resolves to, and the CPU model.  A load whose index entry names a key
+ * whose .so opens translates nothing; any doubt (no entry, a damaged one,
+ * a file that cannot be identified) takes the long way, which rewrites the
+ * entry.
  */
 #define _GNU_SOURCE	/* pipe2 */
 #include "cpu/jit.h"
@@ -307,13 +319,11 @@ static int groups_setting(enum ag_groups *g, struct strbuf *err)
 	return 0;
 }
 
-static int translate(const struct ptx_module *m, struct strbuf *c, struct strbuf *err)
+static int translate(const struct ptx_module *m, enum ag_groups groups, struct strbuf *c,
+		     struct strbuf *err)
 {
 	struct ptx_error perr = { 0 };
-	enum ag_groups groups;
 
-	if (groups_setting(&groups, err))
-		return -1;
 	if (ag_translate(m, groups, c, &perr) == 0)
 		return 0;
 	if (perr.line)
@@ -366,26 +376,145 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int ag_jit_load(const struct ptx_module *m, struct ag_jit_module *out, struct strbuf *err)
+/* Which file path is, as "path dev inode size mtime": -1 when it cannot
+ * be told. */
+static int file_identity(const char *path, struct strbuf *out)
 {
-	struct strbuf dir = STRBUF_INIT, sofile = STRBUF_INIT, ignored = STRBUF_INIT;
-	struct strbuf c = STRBUF_INIT;
+	struct stat st;
+
+	if (!path || stat(path, &st) != 0)
+		return -1;
+	sb_addf(out, "%s %llu %llu %lld %lld.%09ld\n", path, (unsigned long long)st.st_dev,
+		(unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		st.st_mtim.tv_nsec);
+	return 0;
+}
+
+/* The file that holds this code, as file_identity says: the mapping of
+ * /proc/self/maps that holds ag_jit_load names it by its absolute path,
+ * and stat must still find there the inode that was mapped (a file since
+ * replaced says nothing of the code running). */
+static int self_identity(struct strbuf *out)
+{
+	const uintptr_t at = (uintptr_t)ag_jit_load;
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096], path[4096];
+	unsigned long long lo, hi, ino;
+	struct stat st;
+	int rc = -1;
+
+	while (f && rc && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %4095s", &lo, &hi, &ino, path) == 4 &&
+		    at >= lo && at < hi)
+			rc = path[0] == '/' && stat(path, &st) == 0 && st.st_ino == ino ?
+				file_identity(path, out) : -2;
+	if (f)
+		fclose(f);
+	return rc ? -1 : 0;
+}
+
+/* The file cmd runs, searched in PATH as posix_spawnp does. */
+static int command_identity(const char *cmd, struct strbuf *out)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	int rc = -1;
+
+	if (strchr(cmd, '/'))
+		return file_identity(cmd, out);
+	for (p = path ? path : "/usr/bin:/bin"; rc != 0; p = end + 1) {
+		struct strbuf full = STRBUF_INIT;
+
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		sb_addf(&full, "%.*s/%s", (int)(end - p), end > p ? p : ".", cmd);
+		if (access(full.buf, X_OK) == 0)
+			rc = file_identity(full.buf, out);
+		sb_free(&full);
+		if (!*end)
+			break;
+	}
+	return rc;
+}
+
+/* The index entry of the PTX text (the header comment says what else it
+ * hashes): "<dir>/<idx>.idx", or -1 when something cannot be identified. */
+static int index_path(const char *dir, const char *ptx, size_t len, enum ag_groups groups,
+		      struct strbuf *out)
+{
+	struct strbuf id = STRBUF_INIT;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	char cpu[256], num[32], hex[65];
+	int rc = -1;
+
+	if (self_identity(&id) == 0 && command_identity(compiler(), &id) == 0) {
+		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+		EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+		hash_add(ctx, "anygpu-jit-index");
+		hash_add(ctx, AG_TRANSLATOR_VERSION);
+		snprintf(num, sizeof(num), "%u %d", AG_KERNEL_ABI, (int)groups);
+		hash_add(ctx, num);
+		hash_add(ctx, id.buf);
+		hash_add(ctx, compiler());
+		hash_add(ctx, ag_host_cpuinfo("model name", cpu, sizeof(cpu)));
+		EVP_DigestUpdate(ctx, ptx, len);
+		EVP_DigestFinal_ex(ctx, md, &mdlen);
+		EVP_MD_CTX_free(ctx);
+		ag_hex_encode(hex, md, 32);
+		sb_addf(out, "%s/%s.idx", dir, hex);
+		rc = 0;
+	}
+	sb_free(&id);
+	return rc;
+}
+
+/* Opens the .so that the index entry names: 0, or -1 when there is none. */
+static int load_indexed(const char *dir, const char *index, struct ag_jit_module *out)
+{
+	struct strbuf sofile = STRBUF_INIT, ignored = STRBUF_INIT;
+	char key[66];
+	ssize_t n = -1;
+	int fd = open(index, O_RDONLY | O_CLOEXEC), rc = -1;
+
+	if (fd >= 0) {
+		n = read(fd, key, sizeof(key));
+		close(fd);
+	}
+	if (n == 65 && key[64] == '\n' && strspn(key, "0123456789abcdef") == 64) {
+		key[64] = '\0';
+		sb_addf(&sofile, "%s/%s.so", dir, key);
+		if (open_so(sofile.buf, out, &ignored) == 0) {
+			memcpy(out->key, key, sizeof(out->key));
+			rc = 0;
+		}
+	}
+	sb_free(&sofile);
+	sb_free(&ignored);
+	return rc;
+}
+
+/* Translates m and opens its .so, compiling it on a miss. */
+static int load_translated(const struct ptx_module *m, enum ag_groups groups, const char *dir,
+			   struct ag_jit_module *out, struct strbuf *err)
+{
+	struct strbuf sofile = STRBUF_INIT, ignored = STRBUF_INIT, c = STRBUF_INIT;
 	struct cc cc = { .ident = STRBUF_INIT };
 	int rc = -1;
 
-	memset(out, 0, sizeof(*out));
-	if (ag_jit_cache_dir(&dir, err) != 0 || translate(m, &c, err) != 0)
+	if (translate(m, groups, &c, err) != 0)
 		goto out;
 	cc_init(&cc);
 	cache_key(&cc, c.buf ? c.buf : "", c.len, out->key);
-	sb_addf(&sofile, "%s/%s.so", dir.buf, out->key);
+	sb_addf(&sofile, "%s/%s.so", dir, out->key);
 	/* A damaged cache entry is rebuilt, not reported. */
 	if (access(sofile.buf, R_OK) == 0 && open_so(sofile.buf, out, &ignored) == 0) {
 		rc = 0;
 		goto out;
 	}
 	double t0 = now_ms();
-	if (build(&cc, &c, dir.buf, out->key, sofile.buf, err) != 0)
+	if (build(&cc, &c, dir, out->key, sofile.buf, err) != 0)
 		goto out;
 	out->compile_ms = now_ms() - t0;
 	rc = open_so(sofile.buf, out, err);
@@ -394,6 +523,35 @@ out:
 	sb_free(&c);
 	sb_free(&ignored);
 	sb_free(&sofile);
+	return rc;
+}
+
+int ag_jit_load(const char *ptx, size_t len, const struct ptx_module *m,
+		struct ag_jit_module *out, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT, index = STRBUF_INIT, ignored = STRBUF_INIT;
+	enum ag_groups groups;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (ag_jit_cache_dir(&dir, err) != 0 || groups_setting(&groups, err) != 0)
+		goto out;
+	if (index_path(dir.buf, ptx, len, groups, &index) == 0 &&
+	    load_indexed(dir.buf, index.buf, out) == 0) {
+		out->indexed = 1;
+		rc = 0;
+		goto out;
+	}
+	rc = load_translated(m, groups, dir.buf, out, err);
+	if (rc == 0 && index.len) {
+		char line[66];
+
+		snprintf(line, sizeof(line), "%s\n", out->key);
+		write_file(index.buf, line, 65, &ignored);
+	}
+out:
+	sb_free(&ignored);
+	sb_free(&index);
 	sb_free(&dir);
 	return rc;
 }

@@ -3,7 +3,8 @@
  * cpu/kernels.cu: fatbin -> PTX -> parse -> translate -> cc -> cache ->
  * dlopen -> launch, with parameters, module variables, shared memory,
  * printf and assert; plus the errors: no PTX, a failing compiler, bad
- * launch configurations; and two processes filling the cache at once.
+ * launch configurations; two processes filling the cache at once; and the
+ * cache's index, which lets a load skip the translation.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "backend.h"
+#include "cpu/jit.h"
 
 static const struct ag_backend_ops *ops = &ag_cpu_backend;
 
@@ -231,9 +233,11 @@ static void test_bad_launches(void **state)
 
 /* Checks that dir holds exactly one .so, one .c and nothing else (no
  * temporary files left behind). */
+/* The cache in dir holds one module: its C, its .so and the index entry
+ * of its PTX. */
 static void check_one_entry(const char *dir)
 {
-	int so = 0, c = 0, other = 0;
+	int so = 0, c = 0, idx = 0, other = 0;
 	DIR *d = opendir(dir);
 
 	assert_non_null(d);
@@ -245,12 +249,15 @@ static void check_one_entry(const char *dir)
 			so++;
 		else if (n > 2 && !strcmp(e->d_name + n - 2, ".c"))
 			c++;
+		else if (n > 4 && !strcmp(e->d_name + n - 4, ".idx"))
+			idx++;
 		else
 			other++;
 	}
 	closedir(d);
 	assert_int_equal(so, 1);
 	assert_int_equal(c, 1);
+	assert_int_equal(idx, 1);
 	assert_int_equal(other, 0);
 }
 
@@ -320,6 +327,90 @@ static void test_concurrent_compile(void **state)
 	setenv("ANYGPU_CACHE_DIR", cache_dir, 1);
 }
 
+/* Loads ptx through the JIT; its key goes to key, whether the index found
+ * it is returned. */
+static int jit_load(const char *ptx, char key[65], double *compile_ms)
+{
+	struct ptx_module *m;
+	struct ptx_error perr;
+	struct ag_jit_module jm;
+	struct strbuf err = STRBUF_INIT;
+	int indexed;
+
+	assert_int_equal(ptx_parse(ptx, strlen(ptx), &m, &perr), 0);
+	if (ag_jit_load(ptx, strlen(ptx), m, &jm, &err))
+		fail_msg("jit: %s", err.buf);
+	assert_non_null(jm.kernels[0].name);
+	memcpy(key, jm.key, 65);
+	*compile_ms = jm.compile_ms;
+	indexed = jm.indexed;
+	ag_jit_unload(&jm);
+	ptx_free(m);
+	sb_free(&err);
+	return indexed;
+}
+
+/* The path of the one file in dir whose name ends in suffix. */
+static void find_entry(const char *dir, const char *suffix, char *path, size_t size)
+{
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t n = strlen(e->d_name), k = strlen(suffix);
+		if (n > k && !strcmp(e->d_name + n - k, suffix)) {
+			snprintf(path, size, "%s/%s", dir, e->d_name);
+			found++;
+		}
+	}
+	closedir(d);
+	assert_int_equal(found, 1);
+}
+
+/* A second load of the same PTX finds its module through the index,
+ * untranslated; a damaged entry, another ANYGPU_CPU_GROUPS or a missing
+ * .so takes the long way, which gives the same module and mends the entry. */
+static void test_index(void **state)
+{
+	static const char ptx[] = ".version 8.0\n.target sm_75\n.address_size 64\n"
+				  ".visible .entry k(.param .u64 p)\n{\n\tret;\n}\n";
+	char dir[600], idx[700], so[700], key[65], again[65];
+	double ms;
+	FILE *f;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/index", cache_dir);
+	setenv("ANYGPU_CACHE_DIR", dir, 1);
+	assert_false(jit_load(ptx, key, &ms));
+	assert_true(ms > 0);
+	assert_true(jit_load(ptx, again, &ms));
+	assert_string_equal(again, key);
+	assert_true(ms == 0);
+
+	find_entry(dir, ".idx", idx, sizeof(idx));
+	assert_non_null(f = fopen(idx, "w"));
+	fputs("not a key\n", f);
+	fclose(f);
+	assert_false(jit_load(ptx, again, &ms));
+	assert_string_equal(again, key);
+	assert_true(jit_load(ptx, again, &ms));
+
+	setenv("ANYGPU_CPU_GROUPS", "off", 1);
+	assert_false(jit_load(ptx, again, &ms));
+	assert_true(jit_load(ptx, again, &ms));
+	unsetenv("ANYGPU_CPU_GROUPS");
+	assert_true(jit_load(ptx, again, &ms));
+	assert_string_equal(again, key);
+
+	snprintf(so, sizeof(so), "%s/%s.so", dir, key);
+	assert_int_equal(unlink(so), 0);
+	assert_false(jit_load(ptx, again, &ms));
+	assert_string_equal(again, key);
+	assert_true(ms > 0);
+	setenv("ANYGPU_CACHE_DIR", cache_dir, 1);
+}
+
 static int remove_dir(const char *path)
 {
 	DIR *d = opendir(path);
@@ -349,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_no_ptx),
 		cmocka_unit_test(test_compiler_fails),
 		cmocka_unit_test(test_concurrent_compile),
+		cmocka_unit_test(test_index),
 	};
 	if (!mkdtemp(cache_dir))
 		return 1;

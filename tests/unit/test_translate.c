@@ -41,7 +41,7 @@ static int run_rows(const char *ptx, const char *k, unsigned nblocks, unsigned n
 
 	if (ptx_parse(ptx, strlen(ptx), &m, &perr))
 		fail_msg("parse: line %d: %s", perr.line, perr.msg);
-	if (ag_jit_load(m, &jm, &err))
+	if (ag_jit_load(ptx, strlen(ptx), m, &jm, &err))
 		fail_msg("jit: %s", err.buf);
 	for (d = jm.kernels; d->name && strcmp(d->name, k); d++)
 		;
