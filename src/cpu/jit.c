@@ -34,6 +34,8 @@
 #include <pthread.h>
 #include <spawn.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
