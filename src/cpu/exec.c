@@ -338,13 +338,8 @@ static void wait_job(struct ag_exec *x, uint64_t seen)
 {
 	struct next_job n = { x, seen };
 
-	while (!job_published(&n)) {
-		pthread_mutex_unlock(&x->lock);
-		int soon = ag_spin(job_published, &n);
-		pthread_mutex_lock(&x->lock);
-		if (!soon && !job_published(&n))
-			pthread_cond_wait(&x->wake, &x->lock);
-	}
+	while (!job_published(&n))
+		ag_spin_wait(&x->lock, &x->wake, job_published, &n);
 }
 
 static int workers_left(const void *arg)
@@ -537,10 +532,9 @@ static void run_pooled(struct ag_exec *x, struct job *job)
 
 	run_blocks(job, &x->workers[x->nworkers]);
 
-	ag_spin(workers_left, x);
 	pthread_mutex_lock(&x->lock);
 	while (x->busy)
-		pthread_cond_wait(&x->idle, &x->lock);
+		ag_spin_wait(&x->lock, &x->idle, workers_left, x);
 	x->job = NULL;
 	pthread_mutex_unlock(&x->lock);
 }

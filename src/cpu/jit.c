@@ -129,9 +129,22 @@ static void compiler_identity(const char *cc, struct strbuf *out)
 	pthread_mutex_unlock(&lock);
 }
 
-static void hash_add(EVP_MD_CTX *ctx, const char *s)
+/* SHA-256 in hex of the n fields, each with its NUL, then of len bytes of
+ * text: the cache's key and its index's names. */
+static void digest(const char *const *fields, size_t n, const char *text, size_t len,
+		   char hex[65])
 {
-	EVP_DigestUpdate(ctx, s, strlen(s) + 1);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	for (size_t i = 0; i < n; i++)
+		EVP_DigestUpdate(ctx, fields[i], strlen(fields[i]) + 1);
+	EVP_DigestUpdate(ctx, text, len);
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	ag_hex_encode(hex, md, 32);
 }
 
 /* The compiler one load uses, found once: its path, its --version line
@@ -159,27 +172,88 @@ static void cc_init(struct cc *c)
 			c->flags[c->nflags++] = gcc_flags[i];
 }
 
+/* Which file path is, as "path dev inode size mtime": -1 when it cannot
+ * be told. */
+static int file_identity(const char *path, struct strbuf *out)
+{
+	struct stat st;
+
+	if (!path || stat(path, &st) != 0)
+		return -1;
+	sb_addf(out, "%s %llu %llu %lld %lld.%09ld\n", path, (unsigned long long)st.st_dev,
+		(unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		st.st_mtim.tv_nsec);
+	return 0;
+}
+
+/* The file that holds this code, as file_identity says: the mapping of
+ * /proc/self/maps that holds ag_jit_load names it by its absolute path,
+ * and stat must still find there the inode that was mapped (a file since
+ * replaced says nothing of the code running). */
+static int self_identity(struct strbuf *out)
+{
+	const uintptr_t at = (uintptr_t)ag_jit_load;
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096], path[4096];
+	unsigned long long lo, hi, ino;
+	struct stat st;
+	int rc = -1;
+
+	while (f && rc && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %4095s", &lo, &hi, &ino, path) == 4 &&
+		    at >= lo && at < hi)
+			rc = path[0] == '/' && stat(path, &st) == 0 && st.st_ino == ino ?
+				file_identity(path, out) : -2;
+	if (f)
+		fclose(f);
+	return rc ? -1 : 0;
+}
+
+/* What decides a module's machine code, besides its C and the compiler,
+ * for the life of the process: the CPU model (it is built with
+ * -march=native) and the file that holds this translator (NULL when it
+ * cannot be told).  Found once, not at every load. */
+struct process_facts {
+	char cpu[256];
+	const char *self;
+};
+
+static struct process_facts facts;
+
+static void find_facts(void)
+{
+	struct strbuf self = STRBUF_INIT;
+
+	ag_host_cpuinfo("model name", facts.cpu, sizeof(facts.cpu));
+	if (self_identity(&self) == 0)
+		facts.self = sb_detach(&self);
+	sb_free(&self);
+}
+
+static const struct process_facts *process_facts(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, find_facts);
+	return &facts;
+}
+
 static void cache_key(const struct cc *cc, const char *csrc, size_t len, char key[65])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	char cpu[256], abi[16];
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	const char *fields[NFLAGS + 6];
+	char abi[16];
+	size_t n = 0;
 
 	snprintf(abi, sizeof(abi), "%u", AG_KERNEL_ABI);
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	hash_add(ctx, "anygpu-jit");
-	hash_add(ctx, AG_TRANSLATOR_VERSION);
-	hash_add(ctx, abi);
-	hash_add(ctx, cc->path);
-	hash_add(ctx, cc->ident.buf ? cc->ident.buf : "");
+	fields[n++] = "anygpu-jit";
+	fields[n++] = AG_TRANSLATOR_VERSION;
+	fields[n++] = abi;
+	fields[n++] = cc->path;
+	fields[n++] = cc->ident.buf ? cc->ident.buf : "";
 	for (size_t i = 0; i < cc->nflags; i++)
-		hash_add(ctx, cc->flags[i]);
-	hash_add(ctx, ag_host_cpuinfo("model name", cpu, sizeof(cpu)));
-	EVP_DigestUpdate(ctx, csrc, len);
-	EVP_DigestFinal_ex(ctx, md, &mdlen);
-	EVP_MD_CTX_free(ctx);
-	ag_hex_encode(key, md, 32);
+		fields[n++] = cc->flags[i];
+	fields[n++] = process_facts()->cpu;
+	digest(fields, n, csrc, len, key);
 }
 
 /* mkdir -p, new directories 0700. */
@@ -378,43 +452,6 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Which file path is, as "path dev inode size mtime": -1 when it cannot
- * be told. */
-static int file_identity(const char *path, struct strbuf *out)
-{
-	struct stat st;
-
-	if (!path || stat(path, &st) != 0)
-		return -1;
-	sb_addf(out, "%s %llu %llu %lld %lld.%09ld\n", path, (unsigned long long)st.st_dev,
-		(unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-		st.st_mtim.tv_nsec);
-	return 0;
-}
-
-/* The file that holds this code, as file_identity says: the mapping of
- * /proc/self/maps that holds ag_jit_load names it by its absolute path,
- * and stat must still find there the inode that was mapped (a file since
- * replaced says nothing of the code running). */
-static int self_identity(struct strbuf *out)
-{
-	const uintptr_t at = (uintptr_t)ag_jit_load;
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[4096], path[4096];
-	unsigned long long lo, hi, ino;
-	struct stat st;
-	int rc = -1;
-
-	while (f && rc && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %4095s", &lo, &hi, &ino, path) == 4 &&
-		    at >= lo && at < hi)
-			rc = path[0] == '/' && stat(path, &st) == 0 && st.st_ino == ino ?
-				file_identity(path, out) : -2;
-	if (f)
-		fclose(f);
-	return rc ? -1 : 0;
-}
-
 /* The file cmd runs, searched in PATH as posix_spawnp does. */
 static int command_identity(const char *cmd, struct strbuf *out)
 {
@@ -444,31 +481,21 @@ static int command_identity(const char *cmd, struct strbuf *out)
 static int index_path(const char *dir, const char *ptx, size_t len, enum ag_groups groups,
 		      struct strbuf *out)
 {
-	struct strbuf id = STRBUF_INIT;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	char cpu[256], num[32], hex[65];
+	const struct process_facts *f = process_facts();
+	struct strbuf cc = STRBUF_INIT;
+	char num[32], hex[65];
 	int rc = -1;
 
-	if (self_identity(&id) == 0 && command_identity(compiler(), &id) == 0) {
-		EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if (f->self && command_identity(compiler(), &cc) == 0) {
+		const char *fields[] = { "anygpu-jit-index", AG_TRANSLATOR_VERSION, num, f->self,
+					 cc.buf, compiler(), f->cpu };
 
-		EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-		hash_add(ctx, "anygpu-jit-index");
-		hash_add(ctx, AG_TRANSLATOR_VERSION);
 		snprintf(num, sizeof(num), "%u %d", AG_KERNEL_ABI, (int)groups);
-		hash_add(ctx, num);
-		hash_add(ctx, id.buf);
-		hash_add(ctx, compiler());
-		hash_add(ctx, ag_host_cpuinfo("model name", cpu, sizeof(cpu)));
-		EVP_DigestUpdate(ctx, ptx, len);
-		EVP_DigestFinal_ex(ctx, md, &mdlen);
-		EVP_MD_CTX_free(ctx);
-		ag_hex_encode(hex, md, 32);
+		digest(fields, sizeof(fields) / sizeof(fields[0]), ptx, len, hex);
 		sb_addf(out, "%s/%s.idx", dir, hex);
 		rc = 0;
 	}
-	sb_free(&id);
+	sb_free(&cc);
 	return rc;
 }
 

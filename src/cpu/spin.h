@@ -13,6 +13,7 @@
 #ifndef AG_CPU_SPIN_H
 #define AG_CPU_SPIN_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <time.h>
@@ -39,6 +40,20 @@ static inline int ag_spin(int (*ready)(const void *), const void *arg)
 			return 0;
 		sched_yield();
 	}
+}
+
+/* With lock held: unless ready(arg) comes true while it polls without the
+ * lock, sleeps on cv.  Like pthread_cond_wait, it may return before the
+ * caller's own condition holds; ready must hold once whoever signals cv
+ * has made its change (under lock, before the signal). */
+static inline void ag_spin_wait(pthread_mutex_t *lock, pthread_cond_t *cv,
+				int (*ready)(const void *), const void *arg)
+{
+	pthread_mutex_unlock(lock);
+	int soon = ag_spin(ready, arg);
+	pthread_mutex_lock(lock);
+	if (!soon && !ready(arg))
+		pthread_cond_wait(cv, lock);
 }
 
 #endif

@@ -53,11 +53,7 @@ static void wait_change(struct ag_backend *b, pthread_cond_t *cv)
 {
 	struct next_change n = { b, atomic_load(&b->progress) };
 
-	pthread_mutex_unlock(&b->lock);
-	int soon = ag_spin(change_came, &n);
-	pthread_mutex_lock(&b->lock);
-	if (!soon && !change_came(&n))
-		pthread_cond_wait(cv, &b->lock);
+	ag_spin_wait(&b->lock, cv, change_came, &n);
 }
 
 /* Handles come from callers, maybe remote ones: only live ones are used. */
