@@ -96,6 +96,7 @@ struct tr_group {
 	size_t pre_end, loop_body, body_end, loop_end;
 	struct tr_names wlocals, wtypes, wvals, wregs;
 	uint32_t last_stmt;     /* past the last statement begun */
+	struct tr_ahead *ahead; /* the paths its barriers run ahead (ahead.c) */
 };
 
 /* Forgets what weave knows of the loop over the lanes closed last. */
@@ -122,6 +123,16 @@ static struct tr_group *grp(struct tr *t)
 	return t->grp;
 }
 
+/* The paths the function's barriers run ahead, found on first use. */
+static struct tr_ahead *ahead(struct tr *t)
+{
+	struct tr_group *g = grp(t);
+
+	if (!g->ahead)
+		g->ahead = tr_ahead_scan(t);
+	return g->ahead;
+}
+
 void tr_group_free(struct tr *t)
 {
 	if (t->grp) {
@@ -145,6 +156,7 @@ void tr_group_free(struct tr *t)
 		tr_names_free(&t->grp->wregs);
 		sb_free(&t->grp->after);
 		sb_free(&t->grp->kept);
+		tr_ahead_free(t->grp->ahead);
 	}
 	free(t->grp);
 	t->grp = NULL;
@@ -811,7 +823,8 @@ static int feeds_loop(const struct tr_group *g, const struct ptx_insn *in)
  * register's name, and "@H", an index (m[@H]), become the part's number
  * (r3_17p0, m[0]); in a loop over the parts, its element and its
  * variable (r3_17p[h], m[h]). */
-static void put_part(struct tr *t, const char *text, size_t n, uint32_t h)
+static void put_part(const struct tr *t, const char *text, size_t n, uint32_t h,
+		     struct strbuf *sb)
 {
 	int looped = tr_shape_looped(t->shape);
 	size_t i;
@@ -819,12 +832,12 @@ static void put_part(struct tr *t, const char *text, size_t n, uint32_t h)
 	for (i = 0; i < n; i++) {
 		if (text[i] == '@' && i + 1 < n && (text[i + 1] == 'P' || text[i + 1] == 'H')) {
 			if (!looped)
-				sb_addf(&t->code, "%u", h);
+				sb_addf(sb, "%u", h);
 			else
-				sb_adds(&t->code, text[i + 1] == 'P' ? "[h]" : "h");
+				sb_adds(sb, text[i + 1] == 'P' ? "[h]" : "h");
 			i++;
 		} else {
-			sb_add(&t->code, &text[i], 1);
+			sb_add(sb, &text[i], 1);
 		}
 	}
 }
@@ -944,7 +957,7 @@ static void put_tests(struct tr *t)
 		struct strbuf line = STRBUF_INIT;
 
 		sb_addf(&line, "\t\t\t%s &= %s;\n", g->oks.v[i], g->tests.v[i]);
-		put_part(t, line.buf, line.len, 0);
+		put_part(t, line.buf, line.len, 0, &t->code);
 		sb_free(&line);
 	}
 	sb_adds(&t->code, "\t\t}\n");
@@ -974,7 +987,7 @@ static void put_parts(struct tr *t, size_t from, uint32_t parts, int backwards)
 	if (wrap)
 		sb_addf(&t->code, "\t\tfor (size_t h = 0; h < %u; h++) {\n", parts);
 	for (k = 0, h = tr_shape_looped(t->shape) ? 1 : parts; k < h; k++)
-		put_part(t, text, n, backwards ? h - 1 - k : k);
+		put_part(t, text, n, backwards ? h - 1 - k : k, &t->code);
 	if (wrap)
 		sb_adds(&t->code, "\t\t}\n");
 	free(text);
@@ -1254,7 +1267,9 @@ next:
 
 /* bar.sync 0: the group keeps its mask and live registers in its slot G,
  * says where it waits and returns; called again once every group has
- * arrived or finished, it takes them back at ag_Rk.  A call whose parts
+ * arrived or finished, it takes them back at ag_Rk.  Where the way to the
+ * next barrier may be arithmetic alone, the marks of ahead.c go around
+ * it.  A call whose parts
  * are looped over keeps its masks in G all along (masks_in_slot). */
 static int group_barrier(struct tr *t, const struct ptx_insn *in)
 {
@@ -1263,7 +1278,9 @@ static int group_barrier(struct tr *t, const struct ptx_insn *in)
 
 	if (in->guard)
 		return tr_unsupported(t, in, "guarded barrier in a group of threads");
+	tr_ahead_save(ahead(t), k, &t->code);
 	sb_addf(&t->code, "\t\t*at = %u;\n", k);
+	tr_ahead_arrive(ahead(t), k, &t->code);
 	if (copy)
 		sb_adds(&t->code, "\t\tmemcpy(G->m, m, sizeof(m));\n"
 			"\t\tmemcpy(G->on, on, sizeof(on));\n");
@@ -1275,7 +1292,52 @@ static int group_barrier(struct tr *t, const struct ptx_insn *in)
 			"\t\tmemcpy(on, G->on, sizeof(on));\n");
 	sb_adds(&t->code, "\t\tfull = G->full;\n");
 	keep_live(t, k, 0);
+	tr_ahead_resumed(ahead(t), k, &t->code);
 	return 0;
+}
+
+/* A branch on a uniform predicate, the same in every part that has not
+ * left, as C that runs then when it is taken: the first part's predicate,
+ * "on[0] ? p0 : on[1] ? p1 : ... p(n-1)", or looped over, the one of part
+ * ag_gfirst. */
+static void uniform_branch(struct tr *t, const struct ptx_insn *in, const char *then,
+			   struct strbuf *sb)
+{
+	struct strbuf g = STRBUF_INIT;
+	uint32_t h, parts = local_count(t);
+
+	tr_guard(t, in, &g);
+	if (tr_shape_looped(t->shape))
+		sb_addf(sb, "\t\t{ const size_t l = 0, h = ag_gfirst(on, %u); (void)l; if (",
+			tr_shape_parts(t->shape));
+	else
+		sb_adds(sb, "\t\t{ const size_t l = 0; (void)l; if (");
+	for (h = 0; h < parts; h++) {
+		if (h + 1 < parts)
+			sb_addf(sb, "on[%u] ? ", h);
+		sb_adds(sb, "(");
+		put_part(t, g.buf, g.len, h, sb);
+		sb_adds(sb, h + 1 < parts ? ") : " : ")");
+	}
+	sb_addf(sb, ") %s }\n", then);
+	sb_free(&g);
+}
+
+/* A branch on a uniform predicate to block to.  The branch of a path
+ * that a barrier runs ahead (ahead.c) is also kept as C that sets ag_go. */
+static void uniform_jump(struct tr *t, const struct ptx_insn *in, uint32_t to)
+{
+	struct strbuf go = STRBUF_INIT;
+	uint32_t k = tr_ahead_of(ahead(t), in);
+
+	if (k) {
+		uniform_branch(t, in, "ag_go = 1;", &go);
+		tr_ahead_branch(ahead(t), k, go.buf, &t->code);
+		sb_reset(&go);
+	}
+	sb_addf(&go, "goto ag_L%u;", to);
+	uniform_branch(t, in, go.buf, &t->code);
+	sb_free(&go);
 }
 
 /* bra, ret and exit.  Unguarded, or a branch on a uniform predicate,
@@ -1317,29 +1379,7 @@ int tr_group_flow(struct tr *t, const struct ptx_insn *in)
 			sb_adds(&t->code, "\t\treturn 1;\n");
 		return 0;
 	}
-	/* a uniform predicate, the same in every part that has not left: the
-	 * first one's, "on[0] ? p0 : on[1] ? p1 : ... p(n-1)", or looped over,
-	 * the one of part ag_gfirst */
-	{
-		struct strbuf g = STRBUF_INIT;
-		uint32_t h, parts = local_count(t);
-
-		tr_guard(t, in, &g);
-		if (tr_shape_looped(t->shape))
-			sb_addf(&t->code, "\t\t{ const size_t l = 0, h = ag_gfirst(on, %u); (void)l; if (",
-				tr_shape_parts(t->shape));
-		else
-			sb_adds(&t->code, "\t\t{ const size_t l = 0; (void)l; if (");
-		for (h = 0; h < parts; h++) {
-			if (h + 1 < parts)
-				sb_addf(&t->code, "on[%u] ? ", h);
-			sb_adds(&t->code, "(");
-			put_part(t, g.buf, g.len, h);
-			sb_adds(&t->code, h + 1 < parts ? ") : " : ")");
-		}
-		sb_addf(&t->code, ") goto ag_L%u; }\n", to);
-		sb_free(&g);
-	}
+	uniform_jump(t, in, to);
 	return 0;
 }
 
@@ -1513,6 +1553,7 @@ void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	struct strbuf tids = STRBUF_INIT, masks = STRBUF_INIT;
 	uint32_t k, parts = tr_shape_parts(t->shape);
 
+	tr_ahead_splice(ahead(t), &t->code);
 	masks_in_slot(t, &masks);
 	/* each part's threadIdx in locals: through the pointers, every store
 	 * might change them */

@@ -888,7 +888,8 @@ static void emit_block_own(uint32_t entry, uint32_t dyn, uint32_t psize,
  * (group.c), AG_PARTSN of them a call, their first threads' indices found
  * once (px, py, pz): in rounds, each call up to its next barrier, its
  * masks and live registers kept in its slot, until every call has
- * finished.  Calls that finished count as arrived.  A call
+ * finished.  Calls that finished count as arrived; a call that arrived
+ * ahead (AG_AT_AHEAD, ahead.c) sits the next round out.  A call
  * whose widening finds its lanes across the wrap (before any store to
  * memory but shared memory) sends the whole block to the fallback: ag_ktN
  * runs it again from the start one thread at a time, or with warp (calls
@@ -923,6 +924,8 @@ static void emit_block_groups(const char *name, uint32_t entry, uint32_t dyn, ui
 		"\t\tfor (g = 0; g < ng && !b->error; g++) {\n"
 		"\t\t\tconst unsigned k = g * AG_PARTS%u;\n\n"
 		"\t\t\tif (at[g] == ~0u)\n\t\t\t\tcontinue;\n"
+		"\t\t\tif (at[g] & AG_AT_AHEAD) {\n\t\t\t\tat[g] &= ~AG_AT_AHEAD;\n"
+		"\t\t\t\tmore = 1;\n\t\t\t\tcontinue;\n\t\t\t}\n"
 		"\t\t\tif (!ag_g%u(&G[g], &at[g], &w, prm, &d, &px[k], &py[k], &pz[k], nx, b, sh)) {\n"
 		"\t\t\t\tag_k%s%u(b);\n"
 		"\t\t\t\treturn;\n"

@@ -544,6 +544,22 @@ void tr_group_address(const struct tr *t, const struct ptx_insn *in, const char 
 		      struct strbuf *sb);
 void tr_group_function(struct tr *t, uint32_t fidx, struct strbuf *out);
 void tr_group_free(struct tr *t);
+/* ahead.c: the paths of pure arithmetic from a barrier of a group call
+ * to the next that the call runs at the barrier, arriving at the next one
+ * ahead (AG_AT_AHEAD).  group.c calls tr_ahead_save at barrier k before it
+ * says where it waits, tr_ahead_arrive after, tr_ahead_resumed after it
+ * takes its registers back, tr_ahead_branch (with the branch as C that
+ * sets ag_go) for the branch tr_ahead_of finds in a path (k, 0 for none),
+ * and tr_ahead_splice on the finished code. */
+struct tr_ahead;
+struct tr_ahead *tr_ahead_scan(struct tr *t);
+void tr_ahead_save(const struct tr_ahead *a, uint32_t k, struct strbuf *code);
+void tr_ahead_arrive(const struct tr_ahead *a, uint32_t k, struct strbuf *code);
+void tr_ahead_resumed(const struct tr_ahead *a, uint32_t k, struct strbuf *code);
+uint32_t tr_ahead_of(const struct tr_ahead *a, const struct ptx_insn *bra);
+void tr_ahead_branch(struct tr_ahead *a, uint32_t k, const char *branch, struct strbuf *code);
+void tr_ahead_splice(const struct tr_ahead *a, struct strbuf *code);
+void tr_ahead_free(struct tr_ahead *a);
 /* weave.c: a block of a call whose parts are looped over (its
  * instructions that run once per part, pre, then one loop over the lanes:
  * its first lines head, its own locals and their C types, the instructions

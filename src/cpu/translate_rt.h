@@ -1084,6 +1084,10 @@ AG_INLINE int ag_zx_room(uint32_t base, int64_t c, uint32_t n)
  * whether any of n lanes of mask m is left (or of n parts of on). */
 #define AG_G 16
 
+/* In a group call's *at when it arrived at its barrier ahead (ahead.c): the
+ * block function passes it over for a round. */
+#define AG_AT_AHEAD 0x40000000u
+
 AG_INLINE int ag_gany(const uint32_t *m, size_t n)
 {
 	uint32_t any = 0;

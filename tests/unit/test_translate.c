@@ -665,6 +665,92 @@ static void test_woven_block(void **state)
 	unsetenv("ANYGPU_CPU_GROUPS");
 }
 
+/*
+ * A block of eight warps with four barriers, run a warp a call (the
+ * shuffle) (ahead.c): after the first, warp 0 adds 100 to its elements
+ * of sm (an atomic: no guard can stand for the branch) and the others
+ * branch past (the tail, r9 = 7 + add + warp, kept
+ * to the end); after the third comes arithmetic alone.  Calls arrive at
+ * barriers 2 and 4 ahead, unless what the first path runs before its
+ * branch writes a register the barrier keeps (r9 += add: run at the
+ * barrier and again after it, it would add twice).  Thread i stores
+ * 3 (sm[j] + sm[j0] + r9), j = i + 32 mod 256, j0 its warp's lane 0's.
+ */
+#define AHEAD_KERNEL(before_branch) HEADER \
+	".visible .entry k(.param .u64 out, .param .u32 add)\n{\n" \
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<4>;\n" \
+	"\t.shared .align 4 .b8 sm[1024];\n" \
+	"\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r20, [add];\n" \
+	"\tmov.u32 %r4, %tid.x;\n\tshr.u32 %r2, %r4, 5;\n\tmov.u32 %r5, sm;\n" \
+	"\tshl.b32 %r6, %r4, 2;\n\tadd.s32 %r7, %r5, %r6;\n" \
+	"\tst.shared.u32 [%r7], %r4;\n\tmov.u32 %r9, 7;\n\tbar.sync 0;\n" \
+	before_branch \
+	"\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $TAIL;\n" \
+	"\tatom.shared.add.u32 %r8, [%r7], 100;\n" \
+	"$TAIL:\n\tadd.s32 %r9, %r9, %r2;\n\tbar.sync 0;\n" \
+	"\tadd.s32 %r12, %r4, 32;\n\tand.b32 %r12, %r12, 255;\n\tshl.b32 %r13, %r12, 2;\n" \
+	"\tadd.s32 %r14, %r5, %r13;\n\tld.shared.u32 %r15, [%r14];\n" \
+	"\tshfl.sync.idx.b32 %r18, %r15, 0, 31, -1;\n" \
+	"\tadd.s32 %r16, %r15, %r9;\n\tadd.s32 %r16, %r16, %r18;\n\tbar.sync 0;\n" \
+	"\tmul.lo.u32 %r17, %r16, 3;\n\tbar.sync 0;\n" \
+	"\tcvta.to.global.u64 %rd2, %rd1;\n\tmul.wide.u32 %rd3, %r4, 4;\n" \
+	"\tadd.s64 %rd2, %rd2, %rd3;\n\tst.global.u32 [%rd2], %r17;\n\tret;\n}\n"
+
+/* How many times the translation of ptx says a call arrives ahead. */
+static unsigned ahead_count(const char *ptx)
+{
+	struct strbuf c = STRBUF_INIT;
+	const char *p;
+	unsigned n = 0;
+
+	translate_as(ptx, AG_GROUPS_AUTO, &c);
+	if (!strstr(c.buf, " int ag_g0("))
+		fail_msg("no group translation");
+	for (p = c.buf; (p = strstr(p, "u | AG_AT_AHEAD;")); p++)
+		n++;
+	sb_free(&c);
+	return n;
+}
+
+/* sm[j] after the second barrier. */
+static uint32_t ahead_sm(uint32_t j)
+{
+	return j + (j < 32 ? 100 : 0);
+}
+
+static void test_ahead(void **state)
+{
+	static const char *const ptx[] = {
+		AHEAD_KERNEL(""),
+		AHEAD_KERNEL("\tadd.s32 %r9, %r9, %r20;\n"),
+	};
+	uint32_t o[256];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ahead_count(ptx[0]), 2);
+	assert_int_equal(ahead_count(ptx[1]), 1);
+	for (i = 0; i < 2; i++) {
+		struct {
+			uint32_t *out;
+			uint32_t add;
+		} prm = { o, 1000 };
+		char msg[256];
+		uint32_t t;
+
+		memset(o, 0xff, sizeof(o));
+		if (run_params(ptx[i], "k", 1, 256, &prm, msg, sizeof(msg)))
+			fail_msg("run: %s", msg);
+		for (t = 0; t < 256; t++) {
+			uint32_t w = t / 32, j = (t + 32) % 256, j0 = (w * 32 + 32) % 256;
+			uint32_t want = 3 * (ahead_sm(j) + ahead_sm(j0) + 7 + (i ? 1000 : 0) + w);
+
+			if (o[t] != want)
+				fail_msg("kernel %zu: thread %u got %u, want %u", i, t, o[t], want);
+		}
+	}
+}
+
 /* Translating ptx must fail with a message containing want. */
 static void refused(const char *ptx, const char *want)
 {
@@ -1733,6 +1819,7 @@ int main(void)
 		cmocka_unit_test(test_block_sweeps),
 		cmocka_unit_test(test_passed_guards),
 		cmocka_unit_test(test_woven_block),
+		cmocka_unit_test(test_ahead),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
