@@ -718,6 +718,49 @@ static uint32_t ahead_sm(uint32_t j)
 	return j + (j < 32 ? 100 : 0);
 }
 
+/*
+ * Warps 1 to 7 branch from the barrier to the kernel's end: their calls
+ * end at the barrier (ahead.c), warp 0's reads what every warp stored
+ * before it.  sm[t] = lane 0's t (a shuffle: warp calls); thread l < 32
+ * stores sm[8 l] + sm[255 - l].
+ */
+static const char ahead_end_ptx[] = HEADER
+	".visible .entry k(.param .u64 out)\n{\n"
+	"\t.reg .pred %p<2>;\n\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<4>;\n"
+	"\t.shared .align 4 .b8 sm[1024];\n"
+	"\tld.param.u64 %rd1, [out];\n"
+	"\tmov.u32 %r4, %tid.x;\n\tshr.u32 %r2, %r4, 5;\n\tmov.u32 %r5, sm;\n"
+	"\tshl.b32 %r6, %r4, 2;\n\tadd.s32 %r7, %r5, %r6;\n"
+	"\tshfl.sync.idx.b32 %r18, %r4, 0, 31, -1;\n"
+	"\tst.shared.u32 [%r7], %r18;\n\tbar.sync 0;\n"
+	"\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $END;\n"
+	"\tshl.b32 %r8, %r4, 5;\n\tadd.s32 %r9, %r5, %r8;\n\tld.shared.u32 %r10, [%r9];\n"
+	"\tmov.u32 %r11, 255;\n\tsub.s32 %r12, %r11, %r4;\n\tshl.b32 %r13, %r12, 2;\n"
+	"\tadd.s32 %r14, %r5, %r13;\n\tld.shared.u32 %r15, [%r14];\n\tadd.s32 %r16, %r10, %r15;\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n\tmul.wide.u32 %rd3, %r4, 4;\n"
+	"\tadd.s64 %rd2, %rd2, %rd3;\n\tst.global.u32 [%rd2], %r16;\n"
+	"$END:\n\tret;\n}\n";
+
+static void test_ahead_end(void **state)
+{
+	struct strbuf c = STRBUF_INIT;
+	uint32_t o[32], l;
+	void *out = o;
+	char msg[256];
+
+	(void)state;
+	translate_as(ahead_end_ptx, AG_GROUPS_AUTO, &c);
+	if (!strstr(c.buf, "\t\tif (ag_go) {\n\t\treturn 1;\n"))
+		fail_msg("no call that ends at the barrier in the translation");
+	sb_free(&c);
+	memset(o, 0xff, sizeof(o));
+	if (run_params(ahead_end_ptx, "k", 1, 256, &out, msg, sizeof(msg)))
+		fail_msg("run: %s", msg);
+	for (l = 0; l < 32; l++)
+		if (o[l] != (8 * l) / 32 * 32 + (255 - l) / 32 * 32)
+			fail_msg("thread %u got %u", l, o[l]);
+}
+
 static void test_ahead(void **state)
 {
 	static const char *const ptx[] = {
@@ -1820,6 +1863,7 @@ int main(void)
 		cmocka_unit_test(test_passed_guards),
 		cmocka_unit_test(test_woven_block),
 		cmocka_unit_test(test_ahead),
+		cmocka_unit_test(test_ahead_end),
 		cmocka_unit_test(test_barrier_after_exit),
 		cmocka_unit_test(test_implicit_warp_sync),
 		cmocka_unit_test(test_indexed_branch_and_recursion),
