@@ -1267,10 +1267,10 @@ next:
 
 /* bar.sync 0: the group keeps its mask and live registers in its slot G,
  * says where it waits and returns; called again once every group has
- * arrived or finished, it takes them back at ag_Rk.  Where the way to the
- * next barrier may be arithmetic alone, the marks of ahead.c go around
- * it.  A call whose parts
- * are looped over keeps its masks in G all along (masks_in_slot). */
+ * arrived or finished, it takes them back at ag_Rk.  A call whose parts
+ * are looped over keeps its masks in G all along (masks_in_slot).  Where
+ * the way on from the barrier may be arithmetic alone, the marks of
+ * ahead.c go around it. */
 static int group_barrier(struct tr *t, const struct ptx_insn *in)
 {
 	uint32_t k = ++t->nresume;
