@@ -10,20 +10,11 @@
  *   nvcc -cudart shared -arch=sm_75 -O3 -o block_sums bench/probes/block_sums.cu
  *   build/bin/anygpu run --backend cpu -- ./block_sums
  */
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
+#define PROBE_NAME "block_sums"
+#include "probe.h"
 
 #define N (1 << 22)
 #define THREADS 256
-
-static void check(cudaError_t e, const char *what)
-{
-	if (e != cudaSuccess) {
-		fprintf(stderr, "block_sums: %s: %s\n", what, cudaGetErrorString(e));
-		exit(1);
-	}
-}
 
 __device__ float warp_sum(float v)
 {
@@ -50,24 +41,12 @@ __global__ void block_sums(const float *in, float *out)
 
 int main(void)
 {
-	float *in, *out, best = 1e30f, ms, first;
-	cudaEvent_t a, b;
+	float *in, *out, best, first;
 
 	check(cudaMalloc(&in, N * sizeof(float)), "cudaMalloc");
 	check(cudaMalloc(&out, N / THREADS * sizeof(float)), "cudaMalloc");
 	check(cudaMemset(in, 0, N * sizeof(float)), "cudaMemset");
-	check(cudaEventCreate(&a), "cudaEventCreate");
-	check(cudaEventCreate(&b), "cudaEventCreate");
-	for (int r = 0; r < 30; r++) {
-		check(cudaEventRecord(a), "cudaEventRecord");
-		block_sums<<<N / THREADS, THREADS>>>(in, out);
-		check(cudaGetLastError(), "launch");
-		check(cudaEventRecord(b), "cudaEventRecord");
-		check(cudaEventSynchronize(b), "cudaEventSynchronize");
-		check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-		if (ms < best)
-			best = ms;
-	}
+	best = best_ms(30, [&] { block_sums<<<N / THREADS, THREADS>>>(in, out); });
 	check(cudaMemcpy(&first, out, sizeof(first), cudaMemcpyDeviceToHost), "cudaMemcpy");
 	if (first != 0) {
 		fprintf(stderr, "block_sums: block 0's sum is %g, want 0\n", first);

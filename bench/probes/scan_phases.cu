@@ -10,46 +10,23 @@
  *   nvcc -cudart shared -arch=sm_75 -O3 -o scan_phases bench/probes/scan_phases.cu
  *   ANYGPU_THREADS=1 build/bin/anygpu run --backend cpu -- ./scan_phases 22
  */
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
+#define PROBE_NAME "scan_phases"
+#include "probe.h"
 
 #include "../cuda/scan_kernels.h"
-
-static void check(cudaError_t e, const char *what)
-{
-	if (e != cudaSuccess) {
-		fprintf(stderr, "scan_phases: %s: %s\n", what, cudaGetErrorString(e));
-		exit(1);
-	}
-}
 
 /* The best time of 20 launches of scan_blocks (which 0) or add_offsets. */
 static float best_of(int which, const unsigned *in, unsigned *out, unsigned *sums,
 		     const unsigned *offsets, int n)
 {
 	int nb = n / PER_BLOCK;
-	float best = 1e30f, ms;
-	cudaEvent_t a, b;
 
-	check(cudaEventCreate(&a), "cudaEventCreate");
-	check(cudaEventCreate(&b), "cudaEventCreate");
-	for (int r = 0; r < 20; r++) {
-		check(cudaEventRecord(a), "cudaEventRecord");
+	return best_ms(20, [&] {
 		if (which == 0)
 			scan_blocks<<<nb, THREADS>>>(in, out, sums, n);
 		else
 			add_offsets<<<nb, THREADS>>>(out, offsets, n);
-		check(cudaGetLastError(), "launch");
-		check(cudaEventRecord(b), "cudaEventRecord");
-		check(cudaEventSynchronize(b), "cudaEventSynchronize");
-		check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-		if (ms < best)
-			best = ms;
-	}
-	check(cudaEventDestroy(a), "cudaEventDestroy");
-	check(cudaEventDestroy(b), "cudaEventDestroy");
-	return best;
+	});
 }
 
 int main(int argc, char **argv)

@@ -10,19 +10,10 @@
  *   nvcc -cudart shared -arch=sm_75 -O3 -o warp_calls bench/probes/warp_calls.cu
  *   ANYGPU_THREADS=1 taskset -c 1 build/bin/anygpu run --backend cpu -- ./warp_calls
  */
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
+#define PROBE_NAME "warp_calls"
+#include "probe.h"
 
 #define N (1 << 22)
-
-static void check(cudaError_t e, const char *what)
-{
-	if (e != cudaSuccess) {
-		fprintf(stderr, "warp_calls: %s: %s\n", what, cudaGetErrorString(e));
-		exit(1);
-	}
-}
 
 /* A shuffle, and lane 31's value stored: a warp call of a few lines. */
 __global__ void shuffle_store(unsigned *out)
@@ -43,20 +34,7 @@ __global__ void plain_store(unsigned *out)
 /* Milliseconds one launch of k on nb blocks of tpb takes. */
 static float time_launch(void (*k)(unsigned *), int nb, int tpb, unsigned *out)
 {
-	cudaEvent_t a, b;
-	float ms;
-
-	check(cudaEventCreate(&a), "cudaEventCreate");
-	check(cudaEventCreate(&b), "cudaEventCreate");
-	check(cudaEventRecord(a), "cudaEventRecord");
-	k<<<nb, tpb>>>(out);
-	check(cudaGetLastError(), "launch");
-	check(cudaEventRecord(b), "cudaEventRecord");
-	check(cudaEventSynchronize(b), "cudaEventSynchronize");
-	check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-	check(cudaEventDestroy(a), "cudaEventDestroy");
-	check(cudaEventDestroy(b), "cudaEventDestroy");
-	return ms;
+	return best_ms(1, [&] { k<<<nb, tpb>>>(out); });
 }
 
 int main(void)

@@ -257,21 +257,6 @@ static const char *span(const char *at, const char *from, const char *to, struct
 	return b;
 }
 
-/* Replaces the first what in code, if there is one, by with. */
-static void replace(struct strbuf *code, const char *what, const char *with)
-{
-	const char *at = strstr(code->buf, what);
-	struct strbuf r = STRBUF_INIT;
-
-	if (!at)
-		return;
-	sb_add(&r, code->buf, (size_t)(at - code->buf));
-	sb_adds(&r, with);
-	sb_adds(&r, at + strlen(what));
-	sb_free(code);
-	*code = r;
-}
-
 /* The code that runs barrier k's path at the barrier, into with; 0 when
  * the marks or the path's code do not allow it. */
 static int ahead_code(const struct path *p, uint32_t k, const char *code, struct strbuf *with)
@@ -324,9 +309,9 @@ void tr_ahead_splice(const struct tr_ahead *a, struct strbuf *code)
 		mark_save(k, &save);
 		if (!ahead_code(&a->p[k], k, code->buf, &with) && !a->p[k].ends) {
 			mark_arrive(k + 1, &arrive);
-			replace(code, arrive.buf, "");
+			sb_replace(code, 0, arrive.buf, "", 0);
 		}
-		replace(code, save.buf, with.buf ? with.buf : "");
+		sb_replace(code, 0, save.buf, with.buf ? with.buf : "", 0);
 		sb_free(&save);
 		sb_free(&with);
 		sb_free(&arrive);
