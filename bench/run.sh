@@ -15,9 +15,9 @@
 #
 # --check   small sizes, one untimed run per side, results compared only
 #           (what the test suite may call; no timing thresholds anywhere)
-# --runs N  processes per side and kernel (3), the two sides in turn; the
+# --runs N  processes per side and kernel (5), the two sides in turn; the
 #           median of their medians
-# --reps N  timed repetitions per process after its warm-up (3)
+# --reps N  timed repetitions per process after its warm-up (5)
 #
 # Environment: ANYGPU_BUILD (the build directory, default build/), BENCH_OUT
 # (programs, results and the compile cache, default bench/out/), NVCC, CC,
@@ -36,8 +36,8 @@ cc=${CC:-cc}
 timeout_s=${BENCH_TIMEOUT:-900}
 
 mode=full
-runs=3
-reps=3
+runs=5
+reps=5
 scaling=1
 only=()
 
