@@ -348,6 +348,9 @@ static void test_stride_loops(void **state)
 		   "\t@%p3 st.global.u32 [%rd1], %r11;\n");
 	assert_true(turn_by_turn(ptx));
 	assert_true(translation_has(ptx, "ag_kg0(b)"));
+	/* the warp calls after the sweep load a part's carried values as one
+	 * row, from its first thread's slot (emit_warp.c, carried) */
+	assert_true(translation_has(ptx, "ag_carried_at(b, ag_tid0p0, 4) + (size_t)l * 4"));
 	run_stride(ptx, out);
 	assert_int_equal(out[0], 4);
 	for (i = 1; i < 1000; i++)
