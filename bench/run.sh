@@ -168,7 +168,7 @@ calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }
 
 # --- the suite ----------------------------------------------------------
 
-declare -A rtol atol status any_ms omp_ms bytes flops cold_ms compile any1_ms omp1_ms
+declare -A rtol atol status any_ms omp_ms bytes flops cold_ms compile any1_ms omp1_ms spread
 kernels=()
 while read -r name r a _; do
 	case $name in ''|'#'*) continue ;; esac
@@ -222,6 +222,18 @@ measure_one() {
 	flops[$k]=$(field flops)
 }
 
+# The lowest and the highest ratio of measure's in-turn pairs (an OpenMP
+# process and the anygpu one after it), "0.71-0.93": how far the host
+# moved the ratio while the kernel was measured.
+pair_spread() {
+	local i r=()
+	for (( i = 0; i < ${#meds_cuda[@]}; i++ )); do
+		r+=("$(calc "${meds_omp[$i]} / ${meds_cuda[$i]}")")
+	done
+	printf '%s\n' "${r[@]}" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 }
+		END { printf "%.2f-%.2f", lo, hi }'
+}
+
 # Both sides of one kernel, --runs processes each (one in --check),
 # OpenMP and anygpu in turn: a spell of the machine running slower (it is
 # shared) then slows both sides' processes of that turn, where all of one
@@ -239,6 +251,7 @@ measure() {
 		return 1
 	fi
 	any_ms[$k]=$(median "${meds_cuda[@]}")
+	spread[$k]=$(pair_spread)
 	if [ ${#walls[@]} -gt 0 ]; then
 		printf -v "cold_ms[$k]" '%.0f' "$(calc "$cold - $(median "${walls[@]}")")"
 	fi
@@ -302,10 +315,11 @@ echo "anygpu CPU benchmark suite, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $ncpu cores; triad bandwidth ${triad} GB/s;" \
 	"load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "medians of $runs processes x $reps timed repetitions; ratio = OpenMP time / anygpu time (> 1: anygpu faster)"
+echo "pairs: the lowest and highest ratio of one OpenMP process and the anygpu one run after it"
 [ -n "$anygpu_missing" ] && echo "anygpu numbers pending: $anygpu_missing"
 echo
-printf '%-13s %10s %10s %7s %14s %6s %14s %6s  %s\n' kernel "anygpu ms" "omp ms" ratio \
-	"anygpu rate" "%bw" "omp rate" "%bw" check
+printf '%-13s %10s %10s %7s %10s %14s %6s %14s %6s  %s\n' kernel "anygpu ms" "omp ms" ratio \
+	pairs "anygpu rate" "%bw" "omp rate" "%bw" check
 logsum=0
 nok=0
 slowest=
@@ -315,13 +329,13 @@ for k in "${kernels[@]}"; do
 		continue
 	fi
 	if [ -z "${any_ms[$k]:-}" ]; then
-		printf '%-13s %10s %10.3f %7s %14s %6s %14s %6s  %s\n' "$k" - "${omp_ms[$k]}" - - - \
+		printf '%-13s %10s %10.3f %7s %10s %14s %6s %14s %6s  %s\n' "$k" - "${omp_ms[$k]}" - - - - \
 			"$(rate "$k" "${omp_ms[$k]}")" "$(pct "$k" "${omp_ms[$k]}")" "${status[$k]}"
 		continue
 	fi
 	ratio=$(calc "${omp_ms[$k]} / ${any_ms[$k]}")
-	printf '%-13s %10.3f %10.3f %7.3f %14s %6s %14s %6s  %s\n' "$k" "${any_ms[$k]}" "${omp_ms[$k]}" \
-		"$ratio" "$(rate "$k" "${any_ms[$k]}")" "$(pct "$k" "${any_ms[$k]}")" \
+	printf '%-13s %10.3f %10.3f %7.3f %10s %14s %6s %14s %6s  %s\n' "$k" "${any_ms[$k]}" "${omp_ms[$k]}" \
+		"$ratio" "${spread[$k]}" "$(rate "$k" "${any_ms[$k]}")" "$(pct "$k" "${any_ms[$k]}")" \
 		"$(rate "$k" "${omp_ms[$k]}")" "$(pct "$k" "${omp_ms[$k]}")" "${status[$k]}"
 	# A wrong answer does not count, however fast.
 	[ "${status[$k]}" = ok ] || continue
