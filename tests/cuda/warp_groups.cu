@@ -262,6 +262,9 @@ int main(void)
 	test_lanes();
 	test_one_place(1u << 31);              /* a warp's total, by its last lane */
 	test_one_place(1u);
+	test_one_place(1u << 7);               /* a lane inside the first half */
+	test_one_place(1u << 16);              /* the second half's first lane */
+	test_one_place(1u << 3 | 1u << 20);    /* one in each half */
 	test_one_place(0xaaaaaaaau);
 	test_one_place(0xffffffffu);
 	test_one_place(0);
