@@ -1007,7 +1007,7 @@ void tr_group_parts(struct tr *t, size_t from, uint32_t parts)
  * last lane back and stopped at the first that stores tested up to
  * sixteen lanes a part one at a time (a block reduction's `if (lane ==
  * 0)`, 31 tests a warp): the suite's reduction on 2^18 floats, all block
- * ends, one thread, 0.331 -> 0.248 ms; before it, all thirty-two lanes
+ * ends, one thread, 0.331 -> 0.249 ms; before it, all thirty-two lanes
  * (a block scan's warp totals, stored by lane 31; 18.1-18.5 -> 16.3-16.7
  * ms).  It is the instruction just emitted from g->at on, its lanes'
  * block "\t\t{ if (COND) {\n\t\t\tBODY\t\t} }\n" (tr_group_lanes_begin
