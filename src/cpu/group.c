@@ -1000,10 +1000,11 @@ void tr_group_parts(struct tr *t, size_t from, uint32_t parts)
 
 /*
  * A plain store to one place of shared or global memory (one_address)
- * alone in its loop over the lanes leaves the value of one lane that
- * stores (which one, CUDA leaves open): each part finds its last such lane
- * from a mask of them made by a loop GCC turns into vector code, and only
- * that lane stores; part 0's store comes last.  A loop that ran from the
+ * alone in its loop over the lanes is made by one lane of those that
+ * store (which one, CUDA leaves open; no other thread may see two): each
+ * part, the last first, finds its last such lane from a mask of them made
+ * by a loop GCC turns into vector code, and that lane stores unless one
+ * of a later part did (ag_done).  A loop that ran from the
  * last lane back and stopped at the first that stores tested up to
  * sixteen lanes a part one at a time (a block reduction's `if (lane ==
  * 0)`, 31 tests a warp): the suite's reduction on 2^18 floats, all block
@@ -1018,7 +1019,7 @@ void tr_group_parts(struct tr *t, size_t from, uint32_t parts)
 static int last_wins(struct tr *t, const struct ptx_insn *in)
 {
 	static const char end[] = "\t\t} }\n", head[] = LOOP_HEAD, open[] = "\t\t{ if (",
-		cond_end[] = ") {\n\t\t\t", block[] = "\t\t{\n";
+		cond_end[] = ") {\n\t\t\t", block[] = "\t\t{\n\t\tuint32_t ag_done = 0;\n\n";
 	struct tr_group *g = grp(t);
 	enum ptx_space sp = tr_space_of(in);
 	size_t e = sizeof(end) - 1, hn = sizeof(head) - 1, bn = sizeof(block) - 1;
@@ -1039,11 +1040,11 @@ static int last_wins(struct tr *t, const struct ptx_insn *in)
 	sb_adds(&code, "\t\t{\n\t\tuint32_t ag_w = 0;\n\n" NO_UNROLL
 		"\t\tfor (size_t l = 0; l < AG_G; l++)\n\t\t\tag_w |= (uint32_t)((");
 	sb_add(&code, c, (size_t)(body - c));
-	sb_adds(&code, ") != 0) << l;\n\t\tif (ag_w) {\n"
+	sb_adds(&code, ") != 0) << l;\n\t\tif (ag_w && !ag_done) {\n"
 		"\t\tconst size_t l = 31 - (size_t)__builtin_clz(ag_w);\n\n\t\t\t");
 	body += sizeof(cond_end) - 1;
 	sb_add(&code, body, t->code.len - e - (size_t)(body - t->code.buf));
-	sb_adds(&code, "\t\t}\n\t\t}\n");
+	sb_adds(&code, "\t\t\tag_done = 1;\n\t\t}\n\t\t}\n");
 	sb_truncate(&t->code, g->at);
 	sb_add(&t->code, code.buf, code.len);
 	sb_free(&code);
