@@ -1023,7 +1023,7 @@ static int last_wins(struct tr *t, const struct ptx_insn *in)
 	struct tr_group *g = grp(t);
 	enum ptx_space sp = tr_space_of(in);
 	size_t e = sizeof(end) - 1, hn = sizeof(head) - 1, bn = sizeof(block) - 1;
-	const char *c, *body;
+	const char *lanes, *cond, *stop, *body;
 	struct strbuf code = STRBUF_INIT;
 
 	if (!g->alone || !g->lanes || strcmp(in->opcode, "st") ||
@@ -1031,19 +1031,20 @@ static int last_wins(struct tr *t, const struct ptx_insn *in)
 	    memcmp(t->code.buf + t->code.len - e, end, e) ||
 	    g->body - g->head != hn || memcmp(t->code.buf + g->head, head, hn))
 		return 0;
-	c = strstr(t->code.buf + g->at, open);
-	body = c ? strstr(c, cond_end) : NULL;
-	if (!body)
+	lanes = strstr(t->code.buf + g->at, open);
+	cond = lanes ? lanes + sizeof(open) - 1 : NULL;
+	stop = cond ? strstr(cond, cond_end) : NULL;
+	if (!stop)
 		return 0;
-	c += sizeof(open) - 1;
-	sb_add(&code, t->code.buf + g->at, (size_t)(c - t->code.buf) - g->at - (sizeof(open) - 1));
+	body = stop + sizeof(cond_end) - 1;
+	/* what comes before the lanes' block (its comment), then the mask */
+	sb_add(&code, t->code.buf + g->at, (size_t)(lanes - t->code.buf) - g->at);
 	sb_adds(&code, "\t\t{\n\t\tuint32_t ag_w = 0;\n\n" NO_UNROLL
 		"\t\tfor (size_t l = 0; l < AG_G; l++)\n\t\t\tag_w |= (uint32_t)((");
-	sb_add(&code, c, (size_t)(body - c));
+	sb_add(&code, cond, (size_t)(stop - cond));
 	sb_adds(&code, ") != 0) << l;\n\t\tif (ag_w && !ag_done) {\n"
 		"\t\tconst size_t l = 31 - (size_t)__builtin_clz(ag_w);\n\n\t\t\t");
-	body += sizeof(cond_end) - 1;
-	sb_add(&code, body, t->code.len - e - (size_t)(body - t->code.buf));
+	sb_add(&code, body, (size_t)(t->code.buf + t->code.len - e - body));
 	sb_adds(&code, "\t\t\tag_done = 1;\n\t\t}\n\t\t}\n");
 	sb_truncate(&t->code, g->at);
 	sb_add(&t->code, code.buf, code.len);
