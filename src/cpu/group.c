@@ -66,6 +66,7 @@ struct tr_group {
 	int widens;             /* it tests the wrap */
 	int alone;              /* the open loop's last instruction needs a
 				 * loop of its own (one_address) */
+	int masked;             /* and last_wins made it a mask and a store */
 	int hoist;              /* the instruction being emitted goes before
 				 * the open loop, in a loop of its own */
 	int parts_open;         /* a loop over the parts is open (open_parts) */
@@ -538,7 +539,9 @@ static void close_lanes(struct tr *t)
 	g->loop_body = g->body;
 	g->body_end = t->code.len;
 	sb_adds(&t->code, "\t\t}\n");
-	if (full_forms(t) || g->loop_oks.n)
+	/* last_wins' mask is as cheap as a form without masks, which would
+	 * need the guards' summary first */
+	if ((full_forms(t) && !g->masked) || g->loop_oks.n)
 		full_form(t);
 	g->loop_oks.n = 0;
 	if (g->after.len)
@@ -547,6 +550,7 @@ static void close_lanes(struct tr *t)
 	g->loop_end = t->code.len;
 	g->open = 0;
 	g->alone = 0;
+	g->masked = 0;
 	g->fetched.n = 0;
 	g->effects = 0;
 	g->after_use.n = g->after_def.n = 0;
@@ -1052,6 +1056,7 @@ static int last_wins(struct tr *t, const struct ptx_insn *in)
 	sb_replace(&t->code, g->head, head, block, 0);
 	g->body = g->head + bn;
 	g->at = g->at - hn + bn;
+	g->masked = 1;
 	return 1;
 }
 
