@@ -257,6 +257,35 @@ static void test_warp_calls(void **state)
 	}
 }
 
+/* A warp call's store of one lane to one place (group.c, last_wins):
+ * lane 7 of each warp stores what a shuffle brought it, lane 8's %tid.x,
+ * at out[warp].  The lane comes from a mask of the lanes that store, with
+ * no form without masks (which would need a summary of the guard first). */
+static void test_one_place_store(void **state)
+{
+	static const char ptx[] = HEADER
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<8>;\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n"
+		"\tmov.u32 %r1, %tid.x;\n\tshr.u32 %r2, %r1, 5;\n\tand.b32 %r3, %r1, 31;\n"
+		"\tshfl.sync.down.b32 %r4|%p2, %r1, 1, 31, -1;\n"
+		"\tmul.wide.u32 %rd2, %r2, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tsetp.eq.s32 %p1, %r3, 7;\n"
+		"\t@%p1 st.global.u32 [%rd3], %r4;\n"
+		"\tret;\n}\n";
+	uint32_t o[512] = { 0 };
+	unsigned w;
+
+	(void)state;
+	assert_true(has_group(ptx, AG_GROUPS_AUTO));
+	translates_with(ptx, (const char *const[]){ "__builtin_clz(ag_w)", "ag_done = 1;", NULL },
+			(const char *const[]){ "ag_any |=", "ag_all &=", NULL });
+	run(ptx, "k", 128, o);
+	for (w = 0; w < 4; w++)
+		assert_int_equal(o[w], w * 32 + 8);
+	assert_int_equal(o[4], 0);
+}
+
 /* A grid-stride loop over a.  pre goes before the loop, body into it
  * (%rd4: the address of element %r10, the index), end after it. */
 static void stride_ptx(char *buf, size_t size, const char *pre, const char *body,
@@ -1850,6 +1879,7 @@ int main(void)
 		cmocka_unit_test(test_shfl_segments),
 		cmocka_unit_test(test_shfl_unread_predicate),
 		cmocka_unit_test(test_warp_calls),
+		cmocka_unit_test(test_one_place_store),
 		cmocka_unit_test(test_constant_registers),
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_divergent_joins),
