@@ -226,12 +226,9 @@ measure_one() {
 # process and the anygpu one after it), "0.71-0.93": how far the host
 # moved the ratio while the kernel was measured.
 pair_spread() {
-	local i r=()
-	for (( i = 0; i < ${#meds_cuda[@]}; i++ )); do
-		r+=("$(calc "${meds_omp[$i]} / ${meds_cuda[$i]}")")
-	done
-	printf '%s\n' "${r[@]}" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 }
-		END { printf "%.2f-%.2f", lo, hi }'
+	paste <(printf '%s\n' "${meds_omp[@]}") <(printf '%s\n' "${meds_cuda[@]}") |
+		awk '{ r = $1 / $2; if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
+		     END { printf "%.2f-%.2f", lo, hi }'
 }
 
 # Both sides of one kernel, --runs processes each (one in --check),
