@@ -335,6 +335,45 @@ static struct val warp_bits(struct val v, int shift, int64_t k, unsigned bits)
 	return ((uint64_t)k & low) == low ? aligned(v, w) : vary;
 }
 
+/*
+ * setp of a linear value x against a constant k, in a call that runs one
+ * warp.  As in warp_bits, the 32 lanes' values lie in one span of 2^w
+ * (w = 5 + j for c = 2^j) that starts at a multiple of 2^w, inside the
+ * range of either signedness; a test that splits the values at a multiple
+ * of 2^w (x < k or x >= k for such a k, x <= k or x > k for k + 1) puts
+ * them all on one side, so every lane gets the same answer: the branch of
+ * `if (threadIdx.x < 32)` picks whole warps, and its warp may shuffle.
+ */
+static struct val warp_compare(const struct tr_shape *s, const struct tr_consts *cs,
+			       const struct ptx_insn *in, unsigned bits)
+{
+	static const char *const le[] = { ".le", ".gt", ".ls", ".hi" };
+	static const char *const lt[] = { ".lt", ".ge", ".lo", ".hs" };
+	struct val a = opnd(s, &in->ops[1]), b = opnd(s, &in->ops[2]);
+	int first = a.k == TR_SHAPE_L, at_next = 0;
+	struct val x = first ? a : b;
+	uint32_t i;
+	unsigned w;
+	int64_t k;
+
+	if (x.k != TR_SHAPE_L || (first ? b : a).k != TR_SHAPE_U ||
+	    !constant(cs, &in->ops[first ? 2 : 1], &k))
+		return all_same(s, in, 1);
+	w = 5 + low_zeros(x.c);
+	if (x.c <= 0 || (x.c & (x.c - 1)) || x.tz < w || w >= bits)
+		return vary;
+	for (i = 0; i < 4; i++) {
+		if (tr_has(in, le[i]))
+			at_next = first;	/* x <= k: x < k + 1; k <= x: x >= k */
+		else if (tr_has(in, lt[i]))
+			at_next = !first;	/* x < k; k < x: x >= k + 1 */
+		else
+			continue;
+		return (((uint64_t)k + (uint64_t)at_next) & ((UINT64_C(1) << w) - 1)) ? vary : lin(0);
+	}
+	return vary;
+}
+
 static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const struct ptx_insn *in,
 		       int dirty)
 {
@@ -384,6 +423,8 @@ static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const str
 	if (s->warp && (!strcmp(op, "shr") || !strcmp(op, "and")) && integer && in->nops == 3 &&
 	    opnd(s, &in->ops[1]).k == TR_SHAPE_L && constant(cs, &in->ops[2], &k))
 		return warp_bits(opnd(s, &in->ops[1]), op[0] == 's', k, int_bits(ty));
+	if (s->warp && !strcmp(op, "setp") && integer && in->nops == 3)
+		return warp_compare(s, cs, in, int_bits(ty));
 	return all_same(s, in, 1);
 }
 

@@ -7,8 +7,9 @@
  * partial; the same kernel on blocks whose rows are not whole warps,
  * which run in lockstep instead; 2D blocks whose rows are one or two
  * warps; a shuffle's predicate and %laneid; a shuffle whose source
- * lane differs from lane to lane; and stores of some lanes of a warp to
- * one place of shared and of global memory, one of which must win.
+ * lane differs from lane to lane; whole warps picked by tests of
+ * threadIdx.x, which shuffle inside; and stores of some lanes of a warp
+ * to one place of shared and of global memory, one of which must win.
  */
 #include "check.h"
 
@@ -112,6 +113,38 @@ __global__ void one_place(unsigned pick, int *global, int *shared_out)
 	__syncthreads();
 	if (lane == 0)
 		shared_out[blockIdx.x * nw + warp] = place[warp];
+}
+
+__device__ int warp_sum(int v)
+{
+	for (int d = 16; d > 0; d >>= 1)
+		v += __shfl_xor_sync(FULL, v, d);
+	return v;
+}
+
+/* Whole warps picked by tests of threadIdx.x against multiples of 32
+ * (the same in every lane of a warp, so the warp may shuffle inside),
+ * each written another way; and a bound inside a warp, lanes 0-39. */
+__global__ void picked(int *out)
+{
+	int t = threadIdx.x, v = t + 1000 * blockIdx.x;
+	int *o = out + 6 * (blockIdx.x * blockDim.x + t);
+	unsigned late;
+
+	o[0] = o[1] = o[2] = o[3] = o[4] = -1;
+	if (t < 64)
+		o[0] = warp_sum(v);
+	if (t > 95)
+		o[1] = warp_sum(v);
+	if (2 * t >= 64)
+		o[2] = warp_sum(v);
+	if (t - 64 < 0)
+		o[3] = warp_sum(v);
+	asm("{\n\t.reg .pred p;\n\tsetp.lt.u32 p, 63, %1;\n\tselp.u32 %0, 1, 0, p;\n}"
+	    : "=r"(late) : "r"(t));
+	if (late)
+		o[4] = warp_sum(v);
+	o[5] = t < 40;
 }
 
 static void scan_host(const unsigned *in, unsigned *out, unsigned *sums, int n, int per_block)
@@ -223,6 +256,31 @@ static void test_lanes(void)
 	CK(cudaFree(d));
 }
 
+static void test_picked(void)
+{
+	enum { BLOCKS = 3, THREADS = 128, N = BLOCKS * THREADS };
+	int *got = (int *)malloc(6 * N * sizeof(int)), *want = (int *)malloc(6 * N * sizeof(int));
+	int *d;
+
+	for (int i = 0; i < N; i++) {
+		int t = i % THREADS, w = i - i % 32, sum = 0;
+		bool in[5] = { t < 64, t > 95, 2 * t >= 64, t - 64 < 0, t > 63 };
+
+		for (int k = 0; k < 32; k++)
+			sum += (w + k) % THREADS + 1000 * ((w + k) / THREADS);
+		for (int k = 0; k < 5; k++)
+			want[6 * i + k] = in[k] ? sum : -1;
+		want[6 * i + 5] = t < 40;
+	}
+	CK(cudaMalloc(&d, 6 * N * sizeof(int)));
+	picked<<<BLOCKS, THREADS>>>(d);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(got, d, 6 * N * sizeof(int), cudaMemcpyDeviceToHost));
+	check_array("warps picked by threadIdx.x", got, want, 6 * N);
+	CK(cudaFree(d));
+	free(got), free(want);
+}
+
 static void test_one_place(unsigned pick)
 {
 	enum { BLOCKS = 3, THREADS = 128, N = BLOCKS * THREADS / 32 };
@@ -260,6 +318,7 @@ int main(void)
 	test_row_sums(64, 2);                  /* two warps a row */
 	test_row_sums(16, 4);                  /* half a warp a row: lockstep */
 	test_lanes();
+	test_picked();
 	test_one_place(1u << 31);              /* a warp's total, by its last lane */
 	test_one_place(1u);
 	test_one_place(1u << 7);               /* a lane inside the first half */

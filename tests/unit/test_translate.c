@@ -286,6 +286,56 @@ static void test_one_place_store(void **state)
 	assert_int_equal(o[4], 0);
 }
 
+/* Threads past a bound skip a shuffle of their warp's lanes (setp line
+ * test), then every thread stores what it got (0 when skipped). */
+static void bound_ptx(char *buf, size_t size, const char *test)
+{
+	snprintf(buf, size, HEADER
+		 ".visible .entry k(.param .u64 out)\n{\n"
+		 "\t.reg .b32 %%r<8>;\n\t.reg .pred %%p<3>;\n\t.reg .b64 %%rd<4>;\n"
+		 "\tld.param.u64 %%rd1, [out];\n"
+		 "\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r5, 0;\n"
+		 "\t%s\n\t@%%p1 bra $SKIP;\n"
+		 "\tshfl.sync.bfly.b32 %%r2|%%p2, %%r1, 1, 31, -1;\n\tmov.u32 %%r5, %%r2;\n"
+		 "$SKIP:\n"
+		 "\tmul.wide.u32 %%rd2, %%r1, 4;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		 "\tst.global.u32 [%%rd3], %%r5;\n"
+		 "\tret;\n}\n", test);
+}
+
+/*
+ * A bound on threadIdx.x at a multiple of 32 skips whole warps, so the
+ * test is the same in every lane of a warp call (shape.c, warp_compare)
+ * and the warps it lets through may shuffle: the kernel runs a warp a
+ * call, each way of writing the test.  A bound inside a warp does not.
+ */
+static void test_warp_bounds(void **state)
+{
+	static const char *const whole[] = {
+		"setp.gt.u32 %p1, %r1, 63;", "setp.lt.u32 %p1, 63, %r1;",
+		"setp.ge.s32 %p1, %r1, 64;", "setp.le.s32 %p1, 64, %r1;",
+	};
+	static const char *const split[] = {
+		"setp.gt.u32 %p1, %r1, 39;", "setp.lt.u32 %p1, 64, %r1;",
+		"setp.ge.s32 %p1, %r1, 63;", "setp.ne.s32 %p1, %r1, 64;",
+	};
+	char ptx[2048];
+	uint32_t o[128];
+	unsigned i, t;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		bound_ptx(ptx, sizeof(ptx), whole[i]);
+		assert_true(has_group(ptx, AG_GROUPS_AUTO));
+		memset(o, 0xff, sizeof(o));
+		run(ptx, "k", 128, o);
+		for (t = 0; t < 128; t++)
+			assert_int_equal(o[t], t < 64 ? t ^ 1 : 0);
+		bound_ptx(ptx, sizeof(ptx), split[i]);
+		assert_false(has_group(ptx, AG_GROUPS_AUTO));
+	}
+}
+
 /* A grid-stride loop over a.  pre goes before the loop, body into it
  * (%rd4: the address of element %r10, the index), end after it. */
 static void stride_ptx(char *buf, size_t size, const char *pre, const char *body,
@@ -1880,6 +1930,7 @@ int main(void)
 		cmocka_unit_test(test_shfl_unread_predicate),
 		cmocka_unit_test(test_warp_calls),
 		cmocka_unit_test(test_one_place_store),
+		cmocka_unit_test(test_warp_bounds),
 		cmocka_unit_test(test_constant_registers),
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_divergent_joins),
