@@ -16,7 +16,8 @@
  * Writes are the registers tr_dests finds (an instruction's first operand:
  * vectors, "%r|%p" pairs and a call's results included).  The table keeps
  * the one write of every register written once, which remat.c asks for
- * too (tr_one_def).  A function
+ * too (tr_one_def).  Where a register has several writes, tr_const_at
+ * follows the flow graph to the writes that reach one read.  A function
  * with a register name declared twice in nested scopes has no constants:
  * one name would stand for two variables.
  */
@@ -55,16 +56,23 @@ static enum ptx_type mov_type(const struct ptx_insn *in)
 }
 
 /* Whether in sets one plain register to an immediate or a symbol's
- * address, always (which symbols' addresses are constants the reader
- * decides: translate_operand.c takes shared and global variables'). */
-static int sets_constant(const struct ptx_insn *in)
+ * address (which symbols' addresses are constants the reader decides:
+ * translate_operand.c takes shared and global variables'), when its guard
+ * lets it. */
+static int moves_constant(const struct ptx_insn *in)
 {
 	const struct ptx_operand *d = &in->ops[0], *s = &in->ops[1];
 
-	return !strcmp(in->opcode, "mov") && !in->guard && in->nops == 2 &&
+	return !strcmp(in->opcode, "mov") && in->nops == 2 &&
 		d->kind == PTX_OP_REG && !d->component && !d->pair &&
 		(s->kind == PTX_OP_IMM || s->kind == PTX_OP_FIMM || s->kind == PTX_OP_SYM) &&
 		mov_type(in) != PTX_T_NONE && mov_type(in) != PTX_T_PRED;
+}
+
+/* ... always. */
+static int sets_constant(const struct ptx_insn *in)
+{
+	return !in->guard && moves_constant(in);
 }
 
 struct tr_consts *tr_consts_scan(const struct ptx_func *fn)
@@ -125,6 +133,99 @@ const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
 		return NULL;
 	*ty = mov_type(def);
 	return def;
+}
+
+/* The integer that mov in sets when it runs: an immediate, or WARP_SZ
+ * (32). */
+static int mov_integer(const struct ptx_insn *in, int64_t *k)
+{
+	const struct ptx_operand *s = &in->ops[1];
+
+	if (!moves_constant(in))
+		return 0;
+	if (s->kind == PTX_OP_SYM && !strcmp(s->name, "WARP_SZ"))
+		*k = 32;
+	else if (s->kind == PTX_OP_IMM)
+		*k = s->i;
+	else
+		return 0;
+	return 1;
+}
+
+static int writes_reg(const struct ptx_insn *in, const char *reg)
+{
+	const char *d[TR_MAX_DESTS];
+	uint32_t j, nd = tr_dests(in, d, TR_MAX_DESTS);
+
+	for (j = 0; j < nd && j < TR_MAX_DESTS; j++)
+		if (!strcmp(d[j], reg))
+			return 1;
+	return nd > TR_MAX_DESTS;
+}
+
+/* Whether instruction i can be reached from the successors of from (the
+ * body's start when from is f->n) on a path that no unguarded write of
+ * reg cuts before i; seen is scratch of f->n + 1 bytes. */
+static int reaches(const struct tr_flow *f, uint32_t from, uint32_t i, const char *reg,
+		   uint8_t *seen, uint32_t *stack)
+{
+	uint32_t top = 0, x, k;
+
+	memset(seen, 0, f->n + 1);
+	if (from == f->n)
+		stack[top++] = 0;
+	else
+		for (k = 0; k < 2; k++) {
+			x = k ? f->jump[from] : f->next[from];
+			if (x < f->n && !seen[x]) {
+				seen[x] = 1;
+				stack[top++] = x;
+			}
+		}
+	while (top) {
+		x = stack[--top];
+		if (x == i)
+			return 1;
+		if (!f->ins[x]->guard && writes_reg(f->ins[x], reg))
+			continue;
+		for (k = 0; k < 2; k++) {
+			uint32_t y = k ? f->jump[x] : f->next[x];
+
+			if (y < f->n && !seen[y]) {
+				seen[y] = 1;
+				stack[top++] = y;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * The integer that reg holds where instruction i of f reads it, when
+ * every write of reg that reaches i sets the same one: nvcc's `for (o =
+ * warpSize / 2; o > 0; o /= 2)` starts from a register that a mov of
+ * WARP_SZ writes, and the loop's halving writes it again, so it has no
+ * one write (tr_const_def), yet where the loop has not begun it holds 32.
+ * A guarded write counts, and so does the write before it, which it may
+ * leave.  No answer when i may read it before any write.
+ */
+int tr_const_at(const struct tr_flow *f, uint32_t i, const char *reg, int64_t *k)
+{
+	uint8_t *seen = xcalloc(f->n + 1, 1);
+	uint32_t *stack = xcalloc(f->n + 1, sizeof(*stack)), d;
+	int found = 0, ok = !reaches(f, f->n, i, reg, seen, stack);
+	int64_t v = 0;
+
+	for (d = 0; d < f->n && ok; d++) {
+		if (!writes_reg(f->ins[d], reg) || !reaches(f, d, i, reg, seen, stack))
+			continue;
+		ok = mov_integer(f->ins[d], &v) && (!found || v == *k);
+		*k = v;
+		found = 1;
+	}
+	free(seen);
+	free(stack);
+	return ok && found;
 }
 
 void tr_consts_free(struct tr_consts *c)

@@ -86,6 +86,8 @@ struct tr_shape {
 	int warp;               /* a call runs one warp (tr_shape_scan) */
 	struct shape_widen *w;  /* the widenings that test the wrap */
 	uint32_t nw;
+	const struct tr_flow *f;        /* while fixed_point runs: the kernel, */
+	uint32_t at;                    /* and the instruction it looks at */
 };
 
 static const struct val vary = { TR_SHAPE_V, 0, 0 };
@@ -218,9 +220,11 @@ static struct val all_same(const struct tr_shape *s, const struct ptx_insn *in, 
 	return r;
 }
 
-/* The constant a source holds: an immediate, or a register whose one
- * write is a move of one (consts.c). */
-static int constant(const struct tr_consts *cs, const struct ptx_operand *o, int64_t *k)
+/* The constant a source of the instruction at s->at holds: an
+ * immediate, or a register whose one write is a move of one, or each of
+ * whose writes that reach it moves the same (consts.c). */
+static int constant(const struct tr_shape *s, const struct tr_consts *cs,
+		    const struct ptx_operand *o, int64_t *k)
 {
 	const struct ptx_insn *def;
 	enum ptx_type ty;
@@ -229,11 +233,16 @@ static int constant(const struct tr_consts *cs, const struct ptx_operand *o, int
 		*k = o->i;
 		return 1;
 	}
-	if (o->kind != PTX_OP_REG || o->component || !(def = tr_const_def(cs, o->name, &ty)) ||
-	    def->ops[1].kind != PTX_OP_IMM)
+	/* no constants in a kernel with a name declared twice (cs NULL) */
+	if (o->kind != PTX_OP_REG || o->component || !cs)
 		return 0;
-	*k = def->ops[1].i;
-	return 1;
+	if ((def = tr_const_def(cs, o->name, &ty)) && def->ops[1].kind == PTX_OP_IMM) {
+		*k = def->ops[1].i;
+		return 1;
+	}
+	if (tr_one_def(cs, o->name) && !def)
+		return 0;
+	return s->f && tr_const_at(s->f, s->at, o->name, k);
 }
 
 /* a * b where one of them is a constant, or both uniform. */
@@ -249,7 +258,7 @@ static struct val product(const struct tr_shape *s, const struct tr_consts *cs,
 		return aligned(lin(0), x.tz + y.tz);
 	if (x.k == TR_SHAPE_U)          /* the constant second */
 		return product(s, cs, b, a);
-	if (x.k == TR_SHAPE_L && y.k == TR_SHAPE_U && constant(cs, b, &k) &&
+	if (x.k == TR_SHAPE_L && y.k == TR_SHAPE_U && constant(s, cs, b, &k) &&
 	    k < SHAPE_MAX_C && k > -SHAPE_MAX_C)
 		return aligned(lin(x.c * k), x.tz + low_zeros(k));
 	return vary;
@@ -357,7 +366,7 @@ static struct val warp_compare(const struct tr_shape *s, const struct tr_consts 
 	int64_t k;
 
 	if (x.k != TR_SHAPE_L || (first ? b : a).k != TR_SHAPE_U ||
-	    !constant(cs, &in->ops[first ? 2 : 1], &k))
+	    !constant(s, cs, &in->ops[first ? 2 : 1], &k))
 		return all_same(s, in, 1);
 	w = 5 + low_zeros(x.c);
 	if (x.c <= 0 || (x.c & (x.c - 1)) || x.tz < w || w >= bits)
@@ -401,7 +410,7 @@ static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const str
 			       v.tz + (unsigned)in->ops[2].i);
 	}
 	if (!strcmp(op, "mul") && tr_has(in, ".wide") && is_int32(ty) && in->nops == 3) {
-		if (opnd(s, &in->ops[2]).k == TR_SHAPE_U && constant(cs, &in->ops[2], &k) &&
+		if (opnd(s, &in->ops[2]).k == TR_SHAPE_U && constant(s, cs, &in->ops[2], &k) &&
 		    k < SHAPE_MAX_C && k > -SHAPE_MAX_C)
 			return widen(s, in, 1, k, ty == PTX_T_S32, dirty);
 		return all_same(s, in, 1);
@@ -421,8 +430,15 @@ static struct val eval(struct tr_shape *s, const struct tr_consts *cs, const str
 	if (!strcmp(op, "atom") || !strcmp(op, "shfl"))
 		return vary;
 	if (s->warp && (!strcmp(op, "shr") || !strcmp(op, "and")) && integer && in->nops == 3 &&
-	    opnd(s, &in->ops[1]).k == TR_SHAPE_L && constant(cs, &in->ops[2], &k))
+	    opnd(s, &in->ops[1]).k == TR_SHAPE_L && constant(s, cs, &in->ops[2], &k))
 		return warp_bits(opnd(s, &in->ops[1]), op[0] == 's', k, int_bits(ty));
+	/* unsigned division by 2^j is a shift by j, the remainder a mask:
+	 * threadIdx.x / warpSize and % warpSize */
+	if (s->warp && (!strcmp(op, "div") || !strcmp(op, "rem")) && in->nops == 3 &&
+	    (ty == PTX_T_U32 || ty == PTX_T_U64) && opnd(s, &in->ops[1]).k == TR_SHAPE_L &&
+	    constant(s, cs, &in->ops[2], &k) && k > 0 && !(k & (k - 1)))
+		return warp_bits(opnd(s, &in->ops[1]), op[0] == 'd',
+				 op[0] == 'd' ? (int64_t)low_zeros(k) : k - 1, int_bits(ty));
 	if (s->warp && !strcmp(op, "setp") && integer && in->nops == 3)
 		return warp_compare(s, cs, in, int_bits(ty));
 	return all_same(s, in, 1);
@@ -523,7 +539,10 @@ static int fixed_point(struct tr_shape *s, const struct tr_consts *cs, const str
 
 			if (!(nd = tr_dests(in, d, TR_MAX_DESTS)) || nd > TR_MAX_DESTS)
 				continue;
+			s->f = f;
+			s->at = i;
 			r = eval(s, cs, in, dirty[i]);
+			s->f = NULL;
 			if (in->guard && find(s, in->guard) && find(s, in->guard)->k == TR_SHAPE_V)
 				r = vary;
 			for (j = 0; j < nd; j++)

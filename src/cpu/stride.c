@@ -45,11 +45,13 @@
  *
  * The loop qualifies when, as nvcc writes it (tr_stride_scan):
  *
- * - it is the kernel's only loop, entered past a guard `@%p bra END`
+ * - it is the kernel's first loop, entered past a guard `@%p bra END`
  *   with %p = i >= n, left only at its bottom (`i += S; @(i < n) bra
  *   LOOP`, 32 or 64 bits, signed or unsigned), with nothing but plain
- *   instructions between it and END (what only its exit runs), and the
- *   kernel calls nothing;
+ *   instructions between it and END (what only its exit runs), any other
+ *   loop begins past END (a block reduction's `for (o = warpSize / 2; o >
+ *   0; o /= 2)` shuffles, which nvcc does not unroll), and the kernel
+ *   calls nothing;
  * - i starts as %ctaid.x * %ntid.x + %tid.x (a mad, or a mul and an add,
  *   in 64 bits a mul.wide.u32 and an add of %tid.x widened, or the 32-bit
  *   index widened; or a copy of any of these), S is %nctaid.x * %ntid.x
@@ -589,25 +591,32 @@ static int branch_target(const struct ptx_func *fn, uint32_t i, uint32_t *to)
 	return 1;
 }
 
-/* The one backward branch of fn (its index in *e, its target's in *h). */
-static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, uint32_t *e)
+/* The first backward branch of fn (its index in *e, its target's in *h),
+ * and in *after the first statement past every other loop's head (0 when
+ * there is none); NULL when a branch cannot be followed. */
+static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, uint32_t *e,
+					uint32_t *after)
 {
 	const struct ptx_insn *back = NULL;
 	uint32_t i, to;
 
+	*after = 0;
 	for (i = 0; i < fn->nbody; i++) {
 		if (!branch_target(fn, i, &to))
 			continue;
 		if (to == UINT32_MAX)
 			return NULL;
-		if (to < i) {
-			if (back)
-				return NULL;
+		if (to < i && back && to < *after)
+			*after = to;
+		if (to < i && !back) {
 			back = tr_insn_at(fn, i);
 			*h = to;
 			*e = i;
+			*after = UINT32_MAX;
 		}
 	}
+	if (*after == UINT32_MAX)
+		*after = 0;
 	return back;
 }
 
@@ -1015,7 +1024,7 @@ int tr_index_only(const struct ptx_func *fn)
 	return ok;
 }
 
-/* The kernel's only loop swept over several blocks, else a loop after a
+/* The kernel's first loop swept over several blocks, else a loop after a
  * barrier that each block sweeps for its own threads: what that one runs
  * of the kernel ends with the loop, so a register is made once when it is
  * written once up to there (nvcc reuses the thread's index as the counter
@@ -1024,14 +1033,14 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 {
 	struct scan sc = { fn, NULL };
 	const struct ptx_insn *back;
-	uint32_t h = 0, e = 0;
+	uint32_t h = 0, e = 0, later;
 	int found = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (!fn->is_entry || calls(fn))
 		return 0;
-	if ((back = back_edge(fn, &h, &e)) && (sc.defs = tr_consts_scan(fn)))
-		found = scan_loop(&sc, back, h, e, 0, s);
+	if ((back = back_edge(fn, &h, &e, &later)) && (sc.defs = tr_consts_scan(fn)))
+		found = scan_loop(&sc, back, h, e, 0, s) && (!later || later > s->end);
 	tr_consts_free(sc.defs);
 	for (e = 0; !found && e < fn->nbody; e++) {
 		if (!branch_target(fn, e, &h) || h >= e)

@@ -277,6 +277,9 @@ const struct ptx_insn *tr_one_def(const struct tr_consts *c, const char *reg);
 const struct ptx_insn *tr_const_def(const struct tr_consts *c, const char *reg,
 				    enum ptx_type *ty);
 void tr_consts_free(struct tr_consts *c);
+/* The integer every write of reg that reaches instruction i of f sets: 1,
+ * or 0 when they differ, one is no mov of an integer, or none may. */
+int tr_const_at(const struct tr_flow *f, uint32_t i, const char *reg, int64_t *k);
 
 /* uniform.c: registers of a kernel that hold one value in all the lanes
  * that read them (NULL: none known); and those a thread writes once at

@@ -336,6 +336,59 @@ static void test_warp_bounds(void **state)
 	}
 }
 
+/* Warp 0 of each block shuffles; the warp's index is threadIdx.x / %r5,
+ * which holds WARP_SZ, or other when sel is not 0. */
+static void divisor_ptx(char *buf, size_t size, const char *other)
+{
+	snprintf(buf, size, HEADER
+		 ".visible .entry k(.param .u64 out, .param .u32 sel)\n{\n"
+		 "\t.reg .b32 %%r<8>;\n\t.reg .pred %%p<3>;\n\t.reg .b64 %%rd<4>;\n"
+		 "\tld.param.u64 %%rd1, [out];\n\tld.param.u32 %%r6, [sel];\n"
+		 "\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r5, WARP_SZ;\n"
+		 "\tsetp.eq.s32 %%p1, %%r6, 0;\n\t@%%p1 bra $KEEP;\n"
+		 "\tmov.u32 %%r5, %s;\n"
+		 "$KEEP:\n"
+		 "\tdiv.u32 %%r2, %%r1, %%r5;\n\tmov.u32 %%r4, 0;\n"
+		 "\tsetp.ne.s32 %%p1, %%r2, 0;\n\t@%%p1 bra $SKIP;\n"
+		 "\tshfl.sync.bfly.b32 %%r4|%%p2, %%r1, 1, 31, -1;\n"
+		 "$SKIP:\n"
+		 "\tmul.wide.u32 %%rd2, %%r1, 4;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		 "\tst.global.u32 [%%rd3], %%r4;\n"
+		 "\tret;\n}\n", other);
+}
+
+/*
+ * threadIdx.x / warpSize is the warp's index in a warp call (shape.c)
+ * when the divisor is 32 wherever the division reads it: here a register
+ * that two writes may reach, both 32 (consts.c, tr_const_at), so warp 0
+ * may shuffle in a branch of its own.  With 64 on one way the index is
+ * not the warp's, and the kernel runs no warp calls.
+ */
+static void test_reaching_constants(void **state)
+{
+	struct {
+		uint32_t *out;
+		int32_t sel;
+	} prm;
+	char ptx[2048], msg[256];
+	uint32_t o[128];
+	unsigned t;
+
+	(void)state;
+	divisor_ptx(ptx, sizeof(ptx), "32");
+	assert_true(has_group(ptx, AG_GROUPS_AUTO));
+	for (prm.sel = 0; prm.sel < 2; prm.sel++) {
+		memset(o, 0xff, sizeof(o));
+		prm.out = o;
+		if (run_params(ptx, "k", 1, 128, &prm, msg, sizeof(msg)))
+			fail_msg("run: %s", msg);
+		for (t = 0; t < 128; t++)
+			assert_int_equal(o[t], t < 32 ? t ^ 1 : 0);
+	}
+	divisor_ptx(ptx, sizeof(ptx), "64");
+	assert_false(has_group(ptx, AG_GROUPS_AUTO));
+}
+
 /* A grid-stride loop over a.  pre goes before the loop, body into it
  * (%rd4: the address of element %r10, the index), end after it. */
 static void stride_ptx(char *buf, size_t size, const char *pre, const char *body,
@@ -434,6 +487,24 @@ static void test_stride_loops(void **state)
 	assert_int_equal(out[0], 4);
 	for (i = 1; i < 1000; i++)
 		assert_int_equal(out[i], i < 997 ? (uint32_t)i : 0xffffffffu);
+	/* a loop after the loop's end (a block reduction's halving loop of
+	 * shuffles): thread 0 doubles its count three times */
+	stride_ptx(ptx, sizeof(ptx), "\tmov.u32 %r11, 0;\n",
+		   "\tadd.s32 %r11, %r11, 1;\n\tst.global.u32 [%rd4], %r10;\n", "3",
+		   "\tmov.u32 %r12, 3;\n$TWICE:\n\tshl.b32 %r11, %r11, 1;\n"
+		   "\tsub.s32 %r12, %r12, 1;\n\tsetp.ne.s32 %p3, %r12, 0;\n\t@%p3 bra $TWICE;\n"
+		   "\tmov.u32 %r12, %tid.x;\n\tmov.u32 %r13, %ctaid.x;\n"
+		   "\tor.b32 %r12, %r12, %r13;\n\tsetp.eq.u32 %p3, %r12, 0;\n"
+		   "\t@%p3 st.global.u32 [%rd1], %r11;\n");
+	assert_true(turn_by_turn(ptx));
+	run_stride(ptx, out);
+	assert_int_equal(out[0], 32);
+	for (i = 1; i < 1000; i++)
+		assert_int_equal(out[i], i < 997 ? (uint32_t)i : 0xffffffffu);
+	/* but not one that goes back into the loop's body */
+	stride_ptx(ptx, sizeof(ptx), "\tmov.u32 %r12, 2;\n", "$IN:\n\tst.global.u32 [%rd4], %r10;\n",
+		   "3", "\tsub.s32 %r12, %r12, 1;\n\tsetp.ne.s32 %p3, %r12, 0;\n\t@%p3 bra $IN;\n");
+	assert_false(turn_by_turn(ptx));
 	/* what the last turn made, after the loop: thread 0's last offset,
 	 * 4 * 960 */
 	stride_ptx(ptx, sizeof(ptx), "", "\tst.global.u32 [%rd4+4], %r10;\n", "3",
@@ -1931,6 +2002,7 @@ int main(void)
 		cmocka_unit_test(test_warp_calls),
 		cmocka_unit_test(test_one_place_store),
 		cmocka_unit_test(test_warp_bounds),
+		cmocka_unit_test(test_reaching_constants),
 		cmocka_unit_test(test_constant_registers),
 		cmocka_unit_test(test_vote_divergent),
 		cmocka_unit_test(test_divergent_joins),
