@@ -55,6 +55,7 @@ struct reach_use {
 	int loop;               /* the kernel branches back */
 	int loop_loads;         /* ... over loads from global memory */
 	int loop_math;          /* ... that compute in floating point */
+	int loop_barrier;       /* ... that wait at a barrier each turn */
 	int barrier;            /* the kernel has barriers */
 	uint32_t flops;         /* the kernel's own floating-point instructions */
 	uint32_t accesses;      /* ... and loads and stores (not of parameters) */
@@ -130,9 +131,10 @@ static uint32_t loop_start(const struct ptx_func *fn, uint32_t i)
 
 /* What the loop body[from..to] does: loads from global (or generic)
  * memory, floating-point arithmetic, loads and stores of any memory but
- * parameters. */
+ * parameters, barriers. */
 struct loop_mix {
 	int global_loads;
+	int barrier;
 	int slow_math;          /* a division, root or transcendental */
 	uint32_t flops;
 	uint32_t accesses;
@@ -164,6 +166,7 @@ static void loop_mix(const struct ptx_func *fn, uint32_t from, uint32_t to, stru
 		}
 		x->slow_math |= tr_in_list(slow_math, sizeof(slow_math) / sizeof(slow_math[0]),
 					   in->opcode);
+		x->barrier |= tr_is_barrier(in);
 		if (tr_is_load(in))
 			x->global_loads |= global;
 		else if (fl && !tr_in_list(moves, sizeof(moves) / sizeof(moves[0]), in->opcode))
@@ -203,6 +206,7 @@ static void note_func(const struct tr *t, uint32_t f, int entry, struct reach_us
 			u->loop = 1;
 			u->loop_loads |= x.global_loads;
 			u->loop_math |= x.flops >= 8;
+			u->loop_barrier |= x.barrier;
 		}
 	}
 }
@@ -1239,8 +1243,11 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	 * tile of shared memory, a tile's products), a warp's lanes together in
 	 * vector instructions pay for lockstep (measured: n-body, tiled SGEMM;
 	 * a tiled transpose, whose loops only move data, stays faster one
-	 * thread at a time).  Other loops that only compute (and may diverge)
-	 * run faster one thread at a time.  Kernels without barriers whose
+	 * thread at a time).  So does a loop that waits at a barrier each turn
+	 * (a shared-memory tree reduction), where one thread at a time would
+	 * switch threads at every turn (the CUDA samples' reduce3 on 2^24
+	 * ints, two threads: 66 -> 20 ms).  Other loops that only compute (and
+	 * may diverge) run faster one thread at a time.  Kernels without barriers whose
 	 * control flow is uniform run sixteen threads at a time instead, as
 	 * vector code (group.c), with the scalar translation for the groups
 	 * whose indices cross the wrap. */
@@ -1251,7 +1258,7 @@ int tr_fast_kernel(struct tr *t, uint32_t entry, const uint8_t *seen, uint32_t d
 	if (u.lockstep)
 		return warp_kernel(t, entry, seen, dyn, out);
 	lockstep = (u.grid_size && u.loop) || (u.loop_loads && !u.barrier) ||
-		(u.loop_math && u.barrier);
+		(u.loop_math && u.barrier) || u.loop_barrier;
 	for (f = 0; f < t->m->nfuncs; f++)
 		calls |= seen[f] && f != entry;
 	if (t->groups == AG_GROUPS_ALL || (lockstep && t->groups == AG_GROUPS_AUTO))

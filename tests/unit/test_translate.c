@@ -146,7 +146,8 @@ static int has_group(const char *ptx, enum ag_groups groups)
 
 /*
  * Which kernels run as row groups (group.c): a loop over global loads
- * with a bounds test does, unless ANYGPU_CPU_GROUPS says off; a kernel
+ * with a bounds test does, unless ANYGPU_CPU_GROUPS says off, and a loop
+ * with a barrier in it (a shared-memory tree reduction); a kernel
  * that branches on each thread's own data (not to ret) does not, nor one
  * with a guarded barrier, even when every kernel that can is asked for.
  */
@@ -188,6 +189,29 @@ static void test_row_group_choice(void **state)
 		"\tadd.u32 %r3, %r3, 1;\n\tsetp.lt.u32 %p2, %r3, %r1;\n"
 		"\t@%p2 bra $LOOP;\n"
 		"\tret;\n}\n";
+	/* a shared-memory tree: for (s = ntid / 2; s > 0; s >>= 1) { if (tid
+	 * < s) v[tid] += v[tid + s]; __syncthreads(); } */
+	static const char tree[] = HEADER
+		".visible .entry k(.param .u64 a)\n{\n"
+		"\t.reg .b32 %r<12>;\n\t.reg .pred %p<4>;\n\t.reg .b64 %rd<4>;\n"
+		"\t.shared .align 4 .b8 v[1024];\n"
+		"\tld.param.u64 %rd1, [a];\n"
+		"\tmov.u32 %r1, %ntid.x;\n\tmov.u32 %r2, %tid.x;\n"
+		"\tshl.b32 %r3, %r2, 2;\n\tmov.u32 %r4, v;\n\tadd.s32 %r5, %r4, %r3;\n"
+		"\tst.shared.u32 [%r5], %r2;\n\tbar.sync 0;\n"
+		"\tshr.u32 %r6, %r1, 1;\n\tsetp.eq.s32 %p1, %r6, 0;\n\t@%p1 bra $END;\n"
+		"$LOOP:\n"
+		"\tsetp.ge.u32 %p2, %r2, %r6;\n\t@%p2 bra $WAIT;\n"
+		"\tshl.b32 %r7, %r6, 2;\n\tadd.s32 %r8, %r5, %r7;\n"
+		"\tld.shared.u32 %r9, [%r8];\n\tld.shared.u32 %r10, [%r5];\n"
+		"\tadd.s32 %r11, %r9, %r10;\n\tst.shared.u32 [%r5], %r11;\n"
+		"$WAIT:\n"
+		"\tbar.sync 0;\n\tshr.u32 %r6, %r6, 1;\n\tsetp.ne.s32 %p3, %r6, 0;\n"
+		"\t@%p3 bra $LOOP;\n"
+		"$END:\n"
+		"\tld.shared.u32 %r9, [v];\n\tmul.wide.u32 %rd2, %r2, 4;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r9;\n"
+		"\tret;\n}\n";
 	static const char guarded_barrier[] = HEADER
 		".visible .entry k(.param .u64 a)\n{\n"
 		"\t.reg .b32 %r<4>;\n\t.reg .pred %p<2>;\n\t.reg .b64 %rd<4>;\n"
@@ -207,6 +231,17 @@ static void test_row_group_choice(void **state)
 	assert_false(has_group(diverges, AG_GROUPS_AUTO));
 	assert_false(has_group(diverges, AG_GROUPS_ALL));
 	assert_false(has_group(guarded_barrier, AG_GROUPS_ALL));
+	/* a loop that waits at a barrier each turn runs in row groups: one
+	 * thread at a time would switch threads at every turn */
+	{
+		uint32_t o[256];
+		unsigned t;
+
+		assert_true(has_group(tree, AG_GROUPS_AUTO));
+		run(tree, "k", 256, o);
+		for (t = 0; t < 256; t++)
+			assert_int_equal(o[t], 255 * 256 / 2);
+	}
 }
 
 /* A kernel with a shuffle whose branch on threadIdx.x >> SHIFT goes over
