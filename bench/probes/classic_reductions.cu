@@ -6,6 +6,9 @@
  * - reduce3 of the CUDA samples' reduction: a shared-memory tree, `for (s
  *   = blockDim.x / 2; s > 0; s >>= 1) { if (tid < s) ...;
  *   __syncthreads(); }`, 2^24 ints in blocks of 256, two a thread;
+ * - reduce4 as the samples now write it, with cooperative groups: the
+ *   tree down to 64, then the warp picked by `cta.thread_rank() < 32`
+ *   adds with a tile's shfl_down;
  * - reduce6: a loop with the grid's stride, the tree, and the last warp
  *   without barriers through volatile shared memory (warp-synchronous
  *   code), 2^24 ints on 64, 1024 and 16384 blocks;
@@ -24,6 +27,10 @@
  */
 #define PROBE_NAME "classic_reductions"
 #include "probe.h"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
 
 #define N (1 << 24)
 #define PICKED_BLOCKS 16384
@@ -45,6 +52,35 @@ __global__ void reduce3(const int *g_idata, int *g_odata, unsigned int n)
 		__syncthreads();
 	}
 	if (tid == 0)
+		g_odata[blockIdx.x] = mySum;
+}
+
+template <unsigned int blockSize>
+__global__ void reduce4(const int *g_idata, int *g_odata, unsigned int n)
+{
+	cg::thread_block cta = cg::this_thread_block();
+	extern __shared__ int sdata[];
+	unsigned int tid = threadIdx.x;
+	unsigned int i = blockIdx.x * (blockSize * 2) + threadIdx.x;
+	int mySum = (i < n) ? g_idata[i] : 0;
+
+	if (i + blockSize < n)
+		mySum += g_idata[i + blockSize];
+	sdata[tid] = mySum;
+	cg::sync(cta);
+	for (unsigned int s = blockDim.x / 2; s > 32; s >>= 1) {
+		if (tid < s)
+			sdata[tid] = mySum = mySum + sdata[tid + s];
+		cg::sync(cta);
+	}
+	cg::thread_block_tile<32> tile32 = cg::tiled_partition<32>(cta);
+	if (cta.thread_rank() < 32) {
+		if (blockSize >= 64)
+			mySum += sdata[tid + 32];
+		for (int offset = tile32.size() / 2; offset > 0; offset /= 2)
+			mySum += tile32.shfl_down(mySum, offset);
+	}
+	if (cta.thread_rank() == 0)
 		g_odata[blockIdx.x] = mySum;
 }
 
@@ -157,6 +193,11 @@ int main(void)
 
 		printf("reduce3, 2^24 ints, %d blocks of 256: %7.3f ms (%.1f GB/s)\n", N / 512, ms,
 		       N * 4.0 / ms / 1e6);
+		ms = best_ms(20, [&] {
+			reduce4<256><<<N / 512, 256, 256 * sizeof(int)>>>(ints, isums, N);
+		});
+		printf("reduce4 (cooperative groups), %d blocks: %7.3f ms (%.1f GB/s)\n", N / 512,
+		       ms, N * 4.0 / ms / 1e6);
 		for (int nb = 64; nb <= 16384; nb *= 16) {
 			ms = best_ms(20, [&] {
 				reduce6<256><<<nb, 256, 256 * sizeof(int)>>>(ints, isums, N);

@@ -193,6 +193,13 @@ static struct val opnd(const struct tr_shape *s, const struct ptx_operand *o)
 				       s->warp && !strcmp(o->component, "x") ? 5 : 0);
 		if (s->warp && !strcmp(o->name, "%laneid") && !o->component)
 			return aligned(lin(1), 64);
+		/* warp calls run only blocks whose rows are whole warps, so a
+		 * thread's rank in the block (cooperative groups' thread_rank(),
+		 * (tid.z * ntid.y + tid.y) * ntid.x + tid.x) is aligned as
+		 * tid.x is */
+		if (s->warp && !strcmp(o->name, "%ntid") && o->component &&
+		    !strcmp(o->component, "x"))
+			return aligned(lin(0), 5);
 		return block_sreg(o->name) ? lin(0) : vary;
 	case PTX_OP_VEC:
 		for (i = 0; i < o->nelems; i++)

@@ -2,7 +2,11 @@
  * cooperative_groups: the cooperative groups API most CUDA code now uses.
  * this_thread_block() and its sync(), tiled_partition into tiles of 32, 16
  * and 8 with shfl_down / shfl_xor / ballot / any on the tile, the tile's
- * thread_rank and meta_group_rank, and cg::reduce over a tile.
+ * thread_rank and meta_group_rank, and cg::reduce over a tile.  Then the
+ * CUDA samples' reduce4 written with them: a shared-memory tree down to
+ * 64, the first warp picked by the block's thread_rank() < 32 finishing
+ * with a tile's shfl_down, on 1D and 2D blocks and data that ends inside
+ * a block.
  */
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -56,6 +60,58 @@ __global__ void groups(const int *in, struct out *o)
 		o->block_total = total;
 }
 
+__global__ void tree_then_tile(const int *in, int *sums, unsigned n)
+{
+	extern __shared__ int sdata[];
+	cg::thread_block cta = cg::this_thread_block();
+	unsigned tid = cta.thread_rank(), size = cta.size();
+	unsigned i = blockIdx.x * size * 2 + tid;
+	int sum = i < n ? in[i] : 0;
+
+	if (i + size < n)
+		sum += in[i + size];
+	sdata[tid] = sum;
+	cg::sync(cta);
+	for (unsigned s = size / 2; s > 32; s >>= 1) {
+		if (tid < s)
+			sdata[tid] = sum = sum + sdata[tid + s];
+		cg::sync(cta);
+	}
+	cg::thread_block_tile<32> tile32 = cg::tiled_partition<32>(cta);
+	if (cta.thread_rank() < 32) {
+		sum += sdata[tid + 32];
+		for (int off = tile32.size() / 2; off > 0; off /= 2)
+			sum += tile32.shfl_down(sum, off);
+	}
+	if (cta.thread_rank() == 0)
+		sums[blockIdx.x] = sum;
+}
+
+static void test_tree_then_tile(unsigned n, dim3 block)
+{
+	unsigned size = block.x * block.y * block.z, blocks = (n + 2 * size - 1) / (2 * size);
+	int *in = (int *)malloc(n * sizeof(int)), *got = (int *)malloc(blocks * sizeof(int));
+	int *want = (int *)calloc(blocks, sizeof(int)), *din, *dsums;
+	char what[80];
+
+	for (unsigned k = 0; k < n; k++) {
+		in[k] = (int)(k * 7919 % 201) - 100;
+		want[k / (2 * size)] += in[k];
+	}
+	CK(cudaMalloc(&din, n * sizeof(int)));
+	CK(cudaMalloc(&dsums, blocks * sizeof(int)));
+	CK(cudaMemcpy(din, in, n * sizeof(int), cudaMemcpyHostToDevice));
+	tree_then_tile<<<blocks, block, size * sizeof(int)>>>(din, dsums, n);
+	CK(cudaGetLastError());
+	CK(cudaMemcpy(got, dsums, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+	snprintf(what, sizeof(what), "reduce4 of %u, blocks of %u x %u x %u", n, block.x, block.y,
+		 block.z);
+	check_array(what, got, want, blocks);
+	CK(cudaFree(din));
+	CK(cudaFree(dsums));
+	free(in), free(got), free(want);
+}
+
 int main()
 {
 	int in[BLOCK];
@@ -102,5 +158,10 @@ int main()
 	      want.block_total);
 	CK(cudaFree(din));
 	CK(cudaFree(dout));
+	test_tree_then_tile(1 << 16, dim3(256));
+	test_tree_then_tile(100003, dim3(256));
+	test_tree_then_tile(50000, dim3(64, 4));       /* rows of two warps */
+	test_tree_then_tile(30001, dim3(32, 4));       /* rows of one */
+	test_tree_then_tile(20000, dim3(128, 1, 2));
 	return verdict("cooperative_groups");
 }

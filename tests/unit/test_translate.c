@@ -342,24 +342,32 @@ static void bound_ptx(char *buf, size_t size, const char *test)
  * A bound on threadIdx.x at a multiple of 32 skips whole warps, so the
  * test is the same in every lane of a warp call (shape.c, warp_compare)
  * and the warps it lets through may shuffle: the kernel runs a warp a
- * call, each way of writing the test.  A bound inside a warp does not.
+ * call, each way of writing the test, and on the thread's rank in a 2D
+ * block (warp calls run only rows of whole warps, so ntid.x is a multiple
+ * of 32 there).  A bound inside a warp does not, nor one on tid.y *
+ * ntid.y + tid.x.
  */
 static void test_warp_bounds(void **state)
 {
 	static const char *const whole[] = {
 		"setp.gt.u32 %p1, %r1, 63;", "setp.lt.u32 %p1, 63, %r1;",
 		"setp.ge.s32 %p1, %r1, 64;", "setp.le.s32 %p1, 64, %r1;",
+		/* the thread's rank in the block, tid.y * ntid.x + tid.x */
+		"mov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.y;\n"
+		"\tmad.lo.s32 %r6, %r4, %r3, %r1;\n\tsetp.gt.u32 %p1, %r6, 63;",
 	};
 	static const char *const split[] = {
 		"setp.gt.u32 %p1, %r1, 39;", "setp.lt.u32 %p1, 64, %r1;",
 		"setp.ge.s32 %p1, %r1, 63;", "setp.ne.s32 %p1, %r1, 64;",
+		"mov.u32 %r3, %ntid.y;\n\tmov.u32 %r4, %tid.y;\n"
+		"\tmad.lo.s32 %r6, %r4, %r3, %r1;\n\tsetp.gt.u32 %p1, %r6, 63;",
 	};
 	char ptx[2048];
 	uint32_t o[128];
 	unsigned i, t;
 
 	(void)state;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		bound_ptx(ptx, sizeof(ptx), whole[i]);
 		assert_true(has_group(ptx, AG_GROUPS_AUTO));
 		memset(o, 0xff, sizeof(o));
