@@ -579,6 +579,21 @@ static int emit_bitfield(struct tr *t, const struct ptx_insn *in)
 			 "($T)ag_bfe$N($1, $2, $3, 0)");
 }
 
+/* bmsk.{clamp,wrap}.b32 d, a, b: b bits set from bit a (CUB's bit-field
+ * helpers, thus Thrust's sort). */
+static int emit_bmsk(struct tr *t, const struct ptx_insn *in)
+{
+	int clamp = tr_has(in, ".clamp");
+	struct tmpl k;
+
+	if (setup(t, in, ".clamp .wrap", &k, 2))
+		return -1;
+	if (k.ty != PTX_T_B32 || clamp == tr_has(in, ".wrap"))
+		return tr_unsupported(t, in, "type or mode");
+	k.st[0] = k.st[1] = PTX_T_U32;
+	return emit_tmpl(t, in, &k, clamp ? "ag_bmsk($1, $2, 1)" : "ag_bmsk($1, $2, 0)");
+}
+
 /* lop3.b32 d, a, b, c, lut: any function of three inputs, bitwise. */
 static int emit_lop3(struct tr *t, const struct ptx_insn *in)
 {
@@ -710,7 +725,7 @@ tr_emit_fn tr_arith_emitter(const char *opcode)
 		{ "bfe", emit_bitfield }, { "bfi", emit_bitfield }, { "prmt", emit_prmt },
 		{ "shf", emit_shf }, { "sad", emit_sad }, { "lop3", emit_lop3 },
 		{ "mul24", emit_mul24 }, { "mad24", emit_mul24 }, { "dp4a", emit_dp },
-		{ "dp2a", emit_dp },
+		{ "dp2a", emit_dp }, { "bmsk", emit_bmsk },
 	};
 	size_t i;
 

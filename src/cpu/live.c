@@ -148,7 +148,7 @@ static const char *guarded_def(const struct ptx_insn *in)
 		"shl", "shr", "cvt", "cvta", "setp", "set", "selp", "slct", "rcp", "sqrt",
 		"rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "popc", "clz", "brev", "bfe",
 		"bfi", "bfind", "prmt", "shf", "lop3", "copysign", "testp", "addc", "subc",
-		"madc", "sad", "dp4a", "dp2a", "isspacep", "atom", "shfl",
+		"madc", "sad", "dp4a", "dp2a", "bmsk", "isspacep", "atom", "shfl",
 	};
 	const struct ptx_operand *o = in->nops ? &in->ops[0] : NULL;
 	size_t i;

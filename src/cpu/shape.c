@@ -804,7 +804,7 @@ static void count_parts(struct tr_shape *s, const struct tr_flow *f)
 static int pure(const struct ptx_insn *in)
 {
 	static const char *const ops[] = {
-		"abs", "add", "and", "bfe", "bfi", "bfind", "brev", "clz", "cnot", "copysign",
+		"abs", "add", "and", "bfe", "bfi", "bfind", "bmsk", "brev", "clz", "cnot", "copysign",
 		"cos", "cvt", "cvta", "div", "ex2", "fma", "lg2", "lop3", "mad", "mad24", "max",
 		"min", "mov", "mul", "mul24", "neg", "not", "or", "popc", "prmt", "rcp", "rem",
 		"rsqrt", "sad", "selp", "set", "setp", "shf", "shl", "shr", "sin", "slct", "sqrt",

@@ -1267,6 +1267,21 @@ AG_INT_OPS(16)
 AG_INT_OPS(32)
 AG_INT_OPS(64)
 
+/* bmsk: a mask of the bits from a on, ending before a + b; .wrap reads a
+ * and b mod 32, .clamp gives no bits from an a past 31 and all from a for
+ * a b past 31 (the PTX ISA's pseudocode). */
+AG_INLINE uint32_t ag_bmsk(uint32_t a, uint32_t b, int clamp)
+{
+	uint32_t a1 = a & 31, b1 = b & 31, sum = a1 + b1;
+	uint32_t mask0 = clamp && a >= 32 ? 0 : ~0u << a1, mask1;
+
+	if (sum >= 32 || (clamp && (a >= 32 || b >= 32)))
+		mask1 = 0;
+	else
+		mask1 = b1 ? ~0u << sum : ~0u;
+	return mask0 & ~mask1;
+}
+
 AG_INLINE uint8_t ag_mulhu8(uint8_t a, uint8_t b) { return (uint8_t)(((uint32_t)a * b) >> 8); }
 AG_INLINE int8_t ag_mulhs8(int8_t a, int8_t b) { return (int8_t)(((int32_t)a * b) >> 8); }
 AG_INLINE uint16_t ag_mulhu16(uint16_t a, uint16_t b) { return (uint16_t)(((uint32_t)a * b) >> 16); }

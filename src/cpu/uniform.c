@@ -313,7 +313,7 @@ static int lane_pure(const struct ptx_func *fn, const struct ptx_insn *in)
 	static const char *const ops[] = {
 		"add", "sub", "mul", "mad", "mul24", "mad24", "shl", "shr", "and", "or", "xor",
 		"not", "neg", "abs", "min", "max", "cvt", "cvta", "mov", "selp", "setp", "set",
-		"slct", "div", "rem", "fma", "bfe", "bfi", "popc", "clz", "brev", "prmt", "sad",
+		"slct", "div", "rem", "fma", "bfe", "bfi", "bmsk", "popc", "clz", "brev", "prmt", "sad",
 		"copysign", "rcp", "sqrt", "rsqrt",
 	};
 

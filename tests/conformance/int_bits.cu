@@ -2,8 +2,8 @@
  * int_bits.cu - conformance of the bit instructions: and/or/xor/not/cnot,
  * popc, clz, brev, bfe (.u and .s, length 0 included), bfi, bfind (plain
  * and .shiftamt), prmt in every mode, lop3 with all 256 truth tables and
- * the funnel shifts shf.l/.r with .wrap and .clamp, with field positions
- * and lengths past the width.
+ * the funnel shifts shf.l/.r with .wrap and .clamp, and bmsk with .clamp
+ * and .wrap, with field positions and lengths past the width.
  */
 #include "int_bits_ref.h"
 
@@ -40,6 +40,8 @@ B32(shf_l_clamp, "shf.l.clamp.b32 %0, %1, %2, %3;", shf(a, b, c, true, false))
 B32(shf_r_wrap, "shf.r.wrap.b32 %0, %1, %2, %3;", shf(a, b, c, false, true))
 B32(shf_r_clamp, "shf.r.clamp.b32 %0, %1, %2, %3;", shf(a, b, c, false, false))
 B32(prmt_b32, "prmt.b32 %0, %1, %2, %3;", prmt(a, b, c))
+B32(bmsk_clamp, "bmsk.clamp.b32 %0, %2, %3;", bmsk(b, c, true))
+B32(bmsk_wrap, "bmsk.wrap.b32 %0, %2, %3;", bmsk(b, c, false))
 
 /* bfi has four operands: pos in the low and len in the high half of c. */
 __global__ void k_bfi_b32(OP_ARGS)
@@ -155,6 +157,8 @@ int main()
 	RUN(shf_r_wrap, f32);
 	RUN(shf_r_clamp, f32);
 	RUN(prmt_b32, i32);
+	RUN(bmsk_clamp, f32);
+	RUN(bmsk_wrap, f32);
 	RUN(prmt_f4e, i32);
 	RUN(prmt_b4e, i32);
 	RUN(prmt_rc8, i32);

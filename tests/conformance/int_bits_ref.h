@@ -1,7 +1,7 @@
 /*
  * int_bits_ref.h - host references of the bit instructions, each the PTX
  * ISA's pseudocode bit by bit rather than a builtin: popc, clz, brev,
- * bfe, bfi, bfind, shf, prmt (every mode) and lop3.  Shared by
+ * bfe, bfi, bfind, shf, prmt (every mode), lop3 and bmsk.  Shared by
  * int_bits.cu and any int_bits_*_pending.cu program.
  */
 #ifndef AG_INT_BITS_REF_H
@@ -156,6 +156,19 @@ static inputs field_inputs(int bits)
 		in.c[i] &= 0xffffffff;
 	}
 	return in;
+}
+
+/* bmsk: bit i of the mask is set when it lies in [start, start + width)
+ * below 32; .wrap takes start and width mod 32, .clamp makes no mask from
+ * a start past 31 and takes a width past 32 as 32. */
+static u64 bmsk(u64 a, u64 b, bool clamp)
+{
+	u64 start = clamp ? a : a & 31, width = clamp ? (b > 32 ? 32 : b) : b & 31, d = 0;
+
+	for (int i = 0; i < 32; i++)
+		if (!(clamp && a >= 32) && (u64)i >= start && (u64)i < start + width)
+			d |= (u64)1 << i;
+	return d;
 }
 
 /* bfi's pos and len, packed into c. */
