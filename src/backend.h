@@ -89,7 +89,8 @@ struct ag_func_info {
 	uint32_t static_shared;        /* bytes */
 	uint32_t local_bytes;          /* per thread */
 	uint32_t nregs;
-	uint32_t ptx_version;          /* major*10+minor, 0 if unknown */
+	uint32_t ptx_version;          /* the virtual arch the PTX targets (75 for
+					 * sm_75), 0 if unknown */
 	uint32_t binary_version;       /* sm arch the code was built for */
 };
 

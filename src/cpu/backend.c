@@ -64,6 +64,8 @@ static void make_uuid(unsigned char uuid[16])
 /* Compute capability 8.0: the oldest architecture whose features
  * (cp.async, bf16, redux, 164 KiB shared) nvcc 13's defaults assume, and
  * one every PTX target up to sm_80 runs on. */
+#define CPU_CC 80
+
 static void fill_info(struct ag_device_info *d, uint64_t mem_limit)
 {
 	char model[200], mhz[32];
@@ -80,8 +82,8 @@ static void fill_info(struct ag_device_info *d, uint64_t mem_limit)
 	d->shared_per_block_optin = 96 * KIB;
 	d->shared_per_sm = 96 * KIB;
 	d->l2_cache = l2 > 0 ? (uint64_t)l2 : 0;
-	d->cc_major = 8;
-	d->cc_minor = 0;
+	d->cc_major = CPU_CC / 10;
+	d->cc_minor = CPU_CC % 10;
 	d->sm_count = ncpu > 0 ? (int32_t)ncpu : 1;
 	d->warp_size = 32;
 	d->max_threads_per_block = 1024;
@@ -341,8 +343,12 @@ static void fill_func(struct ag_func *f, struct ag_module *m, const struct ag_ke
 	f->info.static_shared = k->static_shared;
 	f->info.local_bytes = k->local_bytes;
 	f->info.nregs = pf ? pf->maxnreg : 0;	/* a CPU has no register budget */
-	f->info.ptx_version = pm->version_major * 10 + pm->version_minor;
-	f->info.binary_version = arch;
+	/* as a GPU's driver reports them: the virtual architecture the PTX
+	 * targets (CUB picks its tuning from it, and a kernel it cannot find
+	 * for the version is cudaErrorInvalidDeviceFunction), and the device's
+	 * own, which the PTX was compiled for */
+	f->info.ptx_version = arch;
+	f->info.binary_version = CPU_CC;
 }
 
 static struct ag_module *new_module(const struct ag_jit_module *jm,

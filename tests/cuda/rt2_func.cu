@@ -1,7 +1,8 @@
 /*
  * rt2_func: what a program learns about and sets on a kernel.
  * cudaFuncGetAttributes reports static shared memory, the thread limit
- * from __launch_bounds__ and the dynamic shared memory limit; a launch
+ * from __launch_bounds__, the dynamic shared memory limit and the PTX's
+ * virtual architecture (what CUB and Thrust choose their kernels by); a launch
  * above 48 KiB of shared memory fails until cudaFuncSetAttribute raises
  * the kernel's limit, then works and really gets that much memory; the
  * occupancy calculator (and the cuda_runtime.h templates built on it)
@@ -74,8 +75,12 @@ int main()
 	      a.maxThreadsPerBlock);
 	check(a.maxDynamicSharedSizeBytes == default_dyn, "default maxDynamicSharedSizeBytes %d, want %d",
 	      a.maxDynamicSharedSizeBytes, default_dyn);
-	check(a.ptxVersion >= 10 && a.binaryVersion >= 10, "ptx %d binary %d", a.ptxVersion,
-	      a.binaryVersion);
+	/* the virtual architecture of the PTX (CUB picks its tuning by it),
+	 * and the device's own that it was compiled for (built for sm_75) */
+	check(a.ptxVersion == 75, "ptxVersion %d, want 75", a.ptxVersion);
+	check(a.binaryVersion >= 75 &&
+	      (!on_cpu_engine() || a.binaryVersion == prop.major * 10 + prop.minor),
+	      "binaryVersion %d (device %d.%d)", a.binaryVersion, prop.major, prop.minor);
 	CK(cudaFuncGetAttributes(&a, bounded));
 	check(a.maxThreadsPerBlock == 128, "__launch_bounds__(128): maxThreadsPerBlock %d",
 	      a.maxThreadsPerBlock);
