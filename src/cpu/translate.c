@@ -96,28 +96,207 @@ static void add_msym(struct tr *t, const char *name, enum tr_kind kind, uint32_t
 	}
 }
 
+static int static_shared(const struct ptx_var *v)
+{
+	return v->space == PTX_SPACE_SHARED && !v->unsized && !v->is_extern;
+}
+
+/* Module items by name, for names_used: variables first, then functions. */
+struct item {
+	const char *name;
+	uint32_t k;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	return strcmp(((const struct item *)a)->name, ((const struct item *)b)->name);
+}
+
+/*
+ * What each function names (uses[f * n + k], n = nvars + nfuncs: module
+ * variable k when k < nvars, else function k - nvars), through whatever
+ * operand: a load's address, a mov of its address, a call.  A call
+ * through a register may reach any function.
+ */
+static uint8_t *names_used(const struct ptx_module *m)
+{
+	uint32_t n = m->nvars + m->nfuncs, f, i, j, e;
+	uint8_t *uses = xcalloc((size_t)m->nfuncs * n + 1, 1);
+	struct item *items = xcalloc(n + 1, sizeof(*items)), key, *hit;
+
+	for (i = 0; i < m->nvars; i++)
+		items[i] = (struct item){ m->vars[i].name, i };
+	for (i = 0; i < m->nfuncs; i++)
+		items[m->nvars + i] = (struct item){ m->funcs[i].name, m->nvars + i };
+	qsort(items, n, sizeof(*items), cmp_item);
+	for (f = 0; f < m->nfuncs; f++) {
+		uint8_t *row = uses + (size_t)f * n;
+
+		for (i = 0; i < m->funcs[f].nbody; i++) {
+			const struct ptx_insn *in = tr_insn_at(&m->funcs[f], i);
+
+			for (j = 0; in && j < in->nops; j++) {
+				const struct ptx_operand *o = &in->ops[j];
+				int many = o->kind == PTX_OP_VEC || o->kind == PTX_OP_LIST;
+
+				for (e = 0; e < (many ? o->nelems : 1); e++) {
+					const struct ptx_operand *x = many ? &o->elems[e] : o;
+
+					if (!strcmp(in->opcode, "call") && x->kind == PTX_OP_REG)
+						memset(row + m->nvars, 1, m->nfuncs);
+					if (!x->name || (x->kind != PTX_OP_SYM &&
+							 (x->kind != PTX_OP_ADDR || x->base_is_reg)))
+						continue;
+					key.name = x->name;
+					/* a name both a variable and a function counts as both */
+					hit = bsearch(&key, items, n, sizeof(*items), cmp_item);
+					while (hit && hit > items && !strcmp(hit[-1].name, x->name))
+						hit--;
+					for (; hit && hit < items + n && !strcmp(hit->name, x->name); hit++)
+						row[hit->k] = 1;
+				}
+			}
+		}
+	}
+	free(items);
+	return uses;
+}
+
+/* Adds to reached (one byte per module variable) what function f names,
+ * and what the functions it names do. */
+static void reach_vars(const struct ptx_module *m, const uint8_t *uses, uint32_t f,
+		       uint8_t *seen, uint8_t *reached)
+{
+	uint32_t n = m->nvars + m->nfuncs, k;
+
+	if (seen[f])
+		return;
+	seen[f] = 1;
+	for (k = 0; k < m->nvars; k++)
+		reached[k] |= uses[(size_t)f * n + k];
+	for (k = 0; k < m->nfuncs; k++)
+		if (uses[(size_t)f * n + m->nvars + k])
+			reach_vars(m, uses, k, seen, reached);
+}
+
+/* The bytes of the .shared declarations in function f's body, laid out
+ * one after the other (tr_function), at most. */
+static uint64_t own_shared(const struct ptx_func *f)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < f->nbody; i++)
+		if (f->body[i].kind == PTX_STMT_DECL && static_shared(&f->body[i].u.decl))
+			n += var_bytes(&f->body[i].u.decl) + var_align(&f->body[i].u.decl) - 1;
+	return n;
+}
+
+/* Where static .shared variable i of m may go, at or past at, clear of
+ * the ones placed before it that some kernel reaches with it (reach:
+ * a row of nvars bytes per function). */
+static uint64_t free_offset(const struct ptx_module *m, const uint8_t *reach, const uint64_t *off,
+			    uint32_t i, uint64_t at)
+{
+	uint64_t a = var_align(&m->vars[i]), size = var_bytes(&m->vars[i]);
+	uint32_t j, k;
+	int moved = 1;
+
+	while (moved) {
+		moved = 0;
+		at = (at + a - 1) / a * a;
+		for (j = 0; j < i && !moved; j++) {
+			if (!static_shared(&m->vars[j]) || off[j] + var_bytes(&m->vars[j]) <= at ||
+			    at + size <= off[j])
+				continue;
+			for (k = 0; k < m->nfuncs && !moved; k++)
+				moved = reach[(size_t)k * m->nvars + i] && reach[(size_t)k * m->nvars + j];
+			if (moved)
+				at = off[j] + var_bytes(&m->vars[j]);
+		}
+	}
+	return at;
+}
+
+/*
+ * The offsets of the module's static .shared variables (off), and where
+ * each kernel's own declarations start.  A kernel gets the memory of the
+ * variables it reaches (through the functions it calls), as on a GPU,
+ * where a module's other kernels' variables take none of it: two
+ * variables that no kernel reaches both may lie at the same offset.  Laid
+ * out one after the other instead, Thrust's sort (CUB's many kernels a
+ * module) asked 104 KiB of each block, more than a block has.  Each goes,
+ * in the order declared, to the lowest offset that overlaps no variable
+ * already placed that a kernel reaches with it.  Declarations inside
+ * device functions' bodies follow all of them (shared_size on); a
+ * kernel's own (nvcc puts a template's `static __shared__` there) follow
+ * what it reaches.
+ */
+static void layout_shared(struct tr *t, uint64_t *off)
+{
+	const struct ptx_module *m = t->m;
+	uint8_t *uses = names_used(m), *seen = xcalloc(m->nfuncs + 1, 1);
+	uint8_t *reach = xcalloc((size_t)m->nfuncs * m->nvars + 1, 1);
+	uint8_t *deep = xcalloc(m->nfuncs + 1, 1);     /* reaches a function's own */
+	uint64_t *own = xcalloc(m->nfuncs + 1, sizeof(*own)), funcs = 0, end;
+	uint32_t f, i, k;
+
+	for (f = 0; f < m->nfuncs; f++)
+		if (!m->funcs[f].is_entry)
+			funcs += own[f] = own_shared(&m->funcs[f]);
+	for (f = 0; f < m->nfuncs; f++) {
+		if (!m->funcs[f].is_entry)
+			continue;
+		memset(seen, 0, m->nfuncs);
+		reach_vars(m, uses, f, seen, reach + (size_t)f * m->nvars);
+		for (k = 0; k < m->nfuncs && !deep[f]; k++)
+			deep[f] = seen[k] && own[k];
+	}
+	for (i = 0; i < m->nvars; i++) {
+		if (!static_shared(&m->vars[i]))
+			continue;
+		off[i] = free_offset(m, reach, off, i, 0);
+		if (off[i] + var_bytes(&m->vars[i]) > t->shared_size)
+			t->shared_size = (uint32_t)(off[i] + var_bytes(&m->vars[i]));
+	}
+	for (f = 0; f < m->nfuncs; f++) {
+		for (i = 0, end = 0; m->funcs[f].is_entry && i < m->nvars; i++)
+			if (reach[(size_t)f * m->nvars + i] && static_shared(&m->vars[i]) &&
+			    off[i] + var_bytes(&m->vars[i]) > end)
+				end = off[i] + var_bytes(&m->vars[i]);
+		if (deep[f])
+			end = t->shared_size + funcs;
+		t->fi[f].shared_base = (uint32_t)end;
+	}
+	free(uses);
+	free(seen);
+	free(reach);
+	free(deep);
+	free(own);
+}
+
 /* Module variables become symbols; static .shared ones get their offsets. */
 static void collect_module_syms(struct tr *t)
 {
 	const struct ptx_module *m = t->m;
+	uint64_t *off = xcalloc(m->nvars + 1, sizeof(*off));
 	uint32_t i;
 
+	layout_shared(t, off);
 	t->msyms = xcalloc(m->nvars + m->nfuncs + 1, sizeof(*t->msyms));
 	for (i = 0; i < m->nvars; i++) {
 		const struct ptx_var *v = &m->vars[i];
-		uint32_t a = var_align(v);
 
 		if (v->space == PTX_SPACE_SHARED && (v->unsized || v->is_extern)) {
 			add_msym(t, v->name, TK_DYNSHARED, i, 0, v);
 		} else if (v->space == PTX_SPACE_SHARED) {
-			t->shared_size = (t->shared_size + a - 1) / a * a;
-			add_msym(t, v->name, TK_SHARED, i, t->shared_size, v);
-			t->shared_size += (uint32_t)var_bytes(v);
+			add_msym(t, v->name, TK_SHARED, i, off[i], v);
 		} else if ((v->space == PTX_SPACE_GLOBAL || v->space == PTX_SPACE_CONST) &&
 			   !v->is_extern) {
 			add_msym(t, v->name, TK_GVAR, i, 0, v);
 		}
 	}
+	free(off);
 	for (i = 0; i < m->nfuncs; i++)
 		if (tr_func_index(t, m->funcs[i].name) == i)
 			add_msym(t, m->funcs[i].name, TK_FUNC, i, 0, NULL);

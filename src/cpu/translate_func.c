@@ -1097,11 +1097,12 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 {
 	uint32_t *bb;
 	uint32_t shared_start = t->shared_size;
-	int rc;
+	int own = t->m->funcs[fidx].is_entry, rc;
 
 	/* The scalar version lays out the function's .shared declarations
-	 * again, at the offsets the lockstep one gave them. */
-	if (t->scalar)
+	 * again, at the offsets the lockstep one gave them; a kernel's own
+	 * start where every kernel's do (translate.c, layout_shared). */
+	if (t->scalar || own)
 		t->shared_size = t->fi[fidx].shared_base;
 	else
 		t->fi[fidx].shared_base = shared_start;
@@ -1140,7 +1141,8 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	bb = split_blocks(t);
 	rc = emit_body(t, bb);
 	free(bb);
-	if (!rc && t->shared_size > shared_start && t->shared_size > t->fi[fidx].shared_end)
+	if (!rc && t->shared_size > t->fi[fidx].shared_base &&
+	    t->shared_size > t->fi[fidx].shared_end)
 		t->fi[fidx].shared_end = t->shared_size;
 	if (!rc && t->shape) {
 		t->shared_size = shared_start;
@@ -1151,6 +1153,8 @@ int tr_function(struct tr *t, uint32_t fidx, struct strbuf *out)
 	} else if (!rc) {
 		emit_run(t, fidx, out);
 	}
+	if (own)
+		t->shared_size = shared_start;
 	tr_aff_free(t->aff);
 	t->aff = NULL;
 	tr_remat_free(t->remat);

@@ -57,7 +57,9 @@ struct tr_fninfo {
 	unsigned flags;         /* AG_KF_* of its own body */
 	int barrier_line;       /* a block barrier in its body (0: none) */
 	uint32_t local_bytes;   /* .local bytes per thread */
-	uint32_t shared_base;   /* where its own .shared declarations start */
+	uint32_t shared_base;   /* where its own .shared declarations start
+				 * (a kernel's: past what it reaches of the
+				 * module's, translate.c) */
 	int spins;              /* waits on mbarriers (a stack per warp) */
 	struct tr_stride *stride;       /* a kernel's grid-stride loop that is
 					 * swept (stride.c), or NULL */
@@ -69,7 +71,8 @@ struct tr {
 
 	struct tr_sym *msyms;   /* module variables and functions */
 	uint32_t nmsyms;
-	uint32_t shared_size;   /* all static .shared laid out */
+	uint32_t shared_size;   /* the static .shared laid out: the module's,
+				 * then device functions' own */
 	struct tr_fninfo *fi;   /* per m->funcs[] */
 
 	/* the function being translated */
