@@ -112,6 +112,14 @@ static int cmp_item(const void *a, const void *b)
 	return strcmp(((const struct item *)a)->name, ((const struct item *)b)->name);
 }
 
+/* Whether in calls through a register: `call (ret), %rd5, (args)`. */
+static int indirect_call(const struct ptx_insn *in)
+{
+	uint32_t i = in->nops && in->ops[0].kind == PTX_OP_LIST;
+
+	return !strcmp(in->opcode, "call") && i < in->nops && in->ops[i].kind == PTX_OP_REG;
+}
+
 /*
  * What each function names (uses[f * n + k], n = nvars + nfuncs: module
  * variable k when k < nvars, else function k - nvars), through whatever
@@ -135,6 +143,8 @@ static uint8_t *names_used(const struct ptx_module *m)
 		for (i = 0; i < m->funcs[f].nbody; i++) {
 			const struct ptx_insn *in = tr_insn_at(&m->funcs[f], i);
 
+			if (in && indirect_call(in))
+				memset(row + m->nvars, 1, m->nfuncs);
 			for (j = 0; in && j < in->nops; j++) {
 				const struct ptx_operand *o = &in->ops[j];
 				int many = o->kind == PTX_OP_VEC || o->kind == PTX_OP_LIST;
@@ -142,8 +152,6 @@ static uint8_t *names_used(const struct ptx_module *m)
 				for (e = 0; e < (many ? o->nelems : 1); e++) {
 					const struct ptx_operand *x = many ? &o->elems[e] : o;
 
-					if (!strcmp(in->opcode, "call") && x->kind == PTX_OP_REG)
-						memset(row + m->nvars, 1, m->nfuncs);
 					if (!x->name || (x->kind != PTX_OP_SYM &&
 							 (x->kind != PTX_OP_ADDR || x->base_is_reg)))
 						continue;
@@ -179,26 +187,47 @@ static void reach_vars(const struct ptx_module *m, const uint8_t *uses, uint32_t
 			reach_vars(m, uses, k, seen, reached);
 }
 
-/* The bytes of the .shared declarations in function f's body, laid out
- * one after the other (tr_function), at most. */
-static uint64_t own_shared(const struct ptx_func *f)
-{
-	uint64_t n = 0;
-	uint32_t i;
+/* A static .shared variable to place: the module's (func UINT32_MAX), or
+ * one declared in device function func's body. */
+struct slot {
+	const struct ptx_var *v;
+	uint32_t func;
+};
 
-	for (i = 0; i < f->nbody; i++)
-		if (f->body[i].kind == PTX_STMT_DECL && static_shared(&f->body[i].u.decl))
-			n += var_bytes(&f->body[i].u.decl) + var_align(&f->body[i].u.decl) - 1;
-	return n;
+/* The module's static .shared variables, then those in device functions'
+ * bodies, in body order. */
+static struct slot *shared_slots(const struct ptx_module *m, uint32_t *n)
+{
+	struct slot *v = NULL;
+	uint32_t f, i, cap = 0;
+
+	*n = 0;
+	for (f = 0; f <= m->nfuncs; f++) {
+		const struct ptx_func *fn = f ? &m->funcs[f - 1] : NULL;
+		uint32_t count = fn ? (fn->is_entry ? 0 : fn->nbody) : m->nvars;
+
+		for (i = 0; i < count; i++) {
+			const struct ptx_var *x = fn ? &fn->body[i].u.decl : &m->vars[i];
+
+			if ((fn && fn->body[i].kind != PTX_STMT_DECL) || !static_shared(x))
+				continue;
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 16;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
+			v[(*n)++] = (struct slot){ x, fn ? f - 1 : UINT32_MAX };
+		}
+	}
+	return v;
 }
 
-/* Where static .shared variable i of m may go, at or past at, clear of
- * the ones placed before it that some kernel reaches with it (reach:
- * a row of nvars bytes per function). */
-static uint64_t free_offset(const struct ptx_module *m, const uint8_t *reach, const uint64_t *off,
-			    uint32_t i, uint64_t at)
+/* Where slot i may go, at or past at, clear of the slots placed before it
+ * that some kernel reaches with it (reach: a row of n bytes a kernel,
+ * nk rows). */
+static uint64_t free_offset(const struct slot *sl, const uint8_t *reach, uint32_t n,
+			    uint32_t nk, const uint64_t *off, uint32_t i, uint64_t at)
 {
-	uint64_t a = var_align(&m->vars[i]), size = var_bytes(&m->vars[i]);
+	uint64_t a = var_align(sl[i].v), size = var_bytes(sl[i].v);
 	uint32_t j, k;
 	int moved = 1;
 
@@ -206,73 +235,84 @@ static uint64_t free_offset(const struct ptx_module *m, const uint8_t *reach, co
 		moved = 0;
 		at = (at + a - 1) / a * a;
 		for (j = 0; j < i && !moved; j++) {
-			if (!static_shared(&m->vars[j]) || off[j] + var_bytes(&m->vars[j]) <= at ||
-			    at + size <= off[j])
+			if (off[j] + var_bytes(sl[j].v) <= at || at + size <= off[j])
 				continue;
-			for (k = 0; k < m->nfuncs && !moved; k++)
-				moved = reach[(size_t)k * m->nvars + i] && reach[(size_t)k * m->nvars + j];
+			for (k = 0; k < nk && !moved; k++)
+				moved = reach[(size_t)k * n + i] && reach[(size_t)k * n + j];
 			if (moved)
-				at = off[j] + var_bytes(&m->vars[j]);
+				at = off[j] + var_bytes(sl[j].v);
 		}
 	}
 	return at;
 }
 
 /*
- * The offsets of the module's static .shared variables (off), and where
- * each kernel's own declarations start.  A kernel gets the memory of the
- * variables it reaches (through the functions it calls), as on a GPU,
- * where a module's other kernels' variables take none of it: two
- * variables that no kernel reaches both may lie at the same offset.  Laid
- * out one after the other instead, Thrust's sort (CUB's many kernels a
- * module) asked 104 KiB of each block, more than a block has.  Each goes,
- * in the order declared, to the lowest offset that overlaps no variable
- * already placed that a kernel reaches with it.  Declarations inside
- * device functions' bodies follow all of them (shared_size on); a
- * kernel's own (nvcc puts a template's `static __shared__` there) follow
- * what it reaches.
+ * The offsets of the static .shared variables: the module's (off, by
+ * variable) and those declared in device functions' bodies (their
+ * shared_at), and where each kernel's own declarations start.  A kernel
+ * gets the memory of the variables it reaches (through the functions it
+ * calls), as on a GPU, where a module's other kernels' variables take
+ * none of it: two variables that no kernel reaches both may lie at the
+ * same offset.  Laid out one after the other instead, Thrust's sort
+ * (CUB's many kernels a module) asked 104 KiB of each block, more than a
+ * block has.  Each goes, in turn, to the lowest offset that overlaps no
+ * variable already placed that a kernel reaches with it; a kernel's own
+ * (nvcc puts a template's `static __shared__` there) follow what it
+ * reaches.
  */
 static void layout_shared(struct tr *t, uint64_t *off)
 {
 	const struct ptx_module *m = t->m;
+	uint32_t n, nk = 0, f, i, *row = xcalloc(m->nfuncs + 1, sizeof(*row));
+	struct slot *sl = shared_slots(m, &n);
 	uint8_t *uses = names_used(m), *seen = xcalloc(m->nfuncs + 1, 1);
-	uint8_t *reach = xcalloc((size_t)m->nfuncs * m->nvars + 1, 1);
-	uint8_t *deep = xcalloc(m->nfuncs + 1, 1);     /* reaches a function's own */
-	uint64_t *own = xcalloc(m->nfuncs + 1, sizeof(*own)), funcs = 0, end;
-	uint32_t f, i, k;
+	uint8_t *vars = xcalloc(m->nvars + 1, 1), *reach;
+	uint64_t *at = xcalloc(n + 1, sizeof(*at)), end;
 
 	for (f = 0; f < m->nfuncs; f++)
-		if (!m->funcs[f].is_entry)
-			funcs += own[f] = own_shared(&m->funcs[f]);
+		row[f] = m->funcs[f].is_entry ? nk++ : UINT32_MAX;
+	reach = xcalloc((size_t)nk * n + 1, 1);
 	for (f = 0; f < m->nfuncs; f++) {
-		if (!m->funcs[f].is_entry)
+		if (row[f] == UINT32_MAX)
 			continue;
 		memset(seen, 0, m->nfuncs);
-		reach_vars(m, uses, f, seen, reach + (size_t)f * m->nvars);
-		for (k = 0; k < m->nfuncs && !deep[f]; k++)
-			deep[f] = seen[k] && own[k];
+		memset(vars, 0, m->nvars);
+		reach_vars(m, uses, f, seen, vars);
+		for (i = 0; i < n; i++) {
+			if (sl[i].func == UINT32_MAX)
+				reach[(size_t)row[f] * n + i] = vars[sl[i].v - m->vars];
+			else
+				reach[(size_t)row[f] * n + i] = seen[sl[i].func];
+		}
 	}
-	for (i = 0; i < m->nvars; i++) {
-		if (!static_shared(&m->vars[i]))
-			continue;
-		off[i] = free_offset(m, reach, off, i, 0);
-		if (off[i] + var_bytes(&m->vars[i]) > t->shared_size)
-			t->shared_size = (uint32_t)(off[i] + var_bytes(&m->vars[i]));
+	for (i = 0; i < n; i++) {
+		at[i] = free_offset(sl, reach, n, nk, at, i, 0);
+		if (sl[i].func == UINT32_MAX) {
+			off[sl[i].v - m->vars] = at[i];
+		} else {
+			struct tr_fninfo *fi = &t->fi[sl[i].func];
+
+			fi->shared_at = xrealloc(fi->shared_at, (fi->nshared_at + 1) *
+						 sizeof(*fi->shared_at));
+			fi->shared_at[fi->nshared_at++] = (struct tr_shared_at){ sl[i].v,
+										(uint32_t)at[i] };
+		}
+		if (at[i] + var_bytes(sl[i].v) > t->shared_size)
+			t->shared_size = (uint32_t)(at[i] + var_bytes(sl[i].v));
 	}
 	for (f = 0; f < m->nfuncs; f++) {
-		for (i = 0, end = 0; m->funcs[f].is_entry && i < m->nvars; i++)
-			if (reach[(size_t)f * m->nvars + i] && static_shared(&m->vars[i]) &&
-			    off[i] + var_bytes(&m->vars[i]) > end)
-				end = off[i] + var_bytes(&m->vars[i]);
-		if (deep[f])
-			end = t->shared_size + funcs;
+		for (i = 0, end = 0; row[f] != UINT32_MAX && i < n; i++)
+			if (reach[(size_t)row[f] * n + i] && at[i] + var_bytes(sl[i].v) > end)
+				end = at[i] + var_bytes(sl[i].v);
 		t->fi[f].shared_base = (uint32_t)end;
 	}
+	free(row);
+	free(sl);
 	free(uses);
 	free(seen);
+	free(vars);
 	free(reach);
-	free(deep);
-	free(own);
+	free(at);
 }
 
 /* Module variables become symbols; static .shared ones get their offsets. */
@@ -507,6 +547,7 @@ static void tr_release(struct tr *t)
 	if (t->fi)
 		for (i = 0; i < t->m->nfuncs; i++) {
 			free(t->fi[i].callees);
+			free(t->fi[i].shared_at);
 			free(t->fi[i].stride);
 		}
 	free(t->fi);

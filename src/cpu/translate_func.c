@@ -125,7 +125,7 @@ static int declare(struct tr *t, const struct ptx_var *v)
 {
 	struct tr_sym s;
 	uint64_t bytes = (uint64_t)ptx_type_size(v->type) * (v->vec ? v->vec : 1) * v->count;
-	uint32_t a = v->align ? v->align : ptx_type_size(v->type);
+	uint32_t a = v->align ? v->align : ptx_type_size(v->type), i;
 
 	memset(&s, 0, sizeof(s));
 	s.name = v->name;
@@ -169,6 +169,14 @@ static int declare(struct tr *t, const struct ptx_var *v)
 			break;
 		}
 		s.kind = TK_SHARED;
+		/* a device function's are laid out with the module's */
+		for (i = 0; i < t->fi[t->fidx].nshared_at; i++)
+			if (t->fi[t->fidx].shared_at[i].v == v)
+				break;
+		if (i < t->fi[t->fidx].nshared_at) {
+			s.off = t->fi[t->fidx].shared_at[i].off;
+			break;
+		}
 		t->shared_size = (t->shared_size + a - 1) / a * a;
 		s.off = t->shared_size;
 		t->shared_size += (uint32_t)bytes;

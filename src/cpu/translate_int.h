@@ -60,6 +60,11 @@ struct tr_fninfo {
 	uint32_t shared_base;   /* where its own .shared declarations start
 				 * (a kernel's: past what it reaches of the
 				 * module's, translate.c) */
+	struct tr_shared_at {   /* a device function's: the offsets of the */
+		const struct ptx_var *v;        /* .shared declarations in */
+		uint32_t off;                   /* its body (translate.c, */
+	} *shared_at;                           /* layout_shared) */
+	uint32_t nshared_at;
 	int spins;              /* waits on mbarriers (a stack per warp) */
 	struct tr_stride *stride;       /* a kernel's grid-stride loop that is
 					 * swept (stride.c), or NULL */
@@ -71,8 +76,7 @@ struct tr {
 
 	struct tr_sym *msyms;   /* module variables and functions */
 	uint32_t nmsyms;
-	uint32_t shared_size;   /* the static .shared laid out: the module's,
-				 * then device functions' own */
+	uint32_t shared_size;   /* the end of the static .shared laid out */
 	struct tr_fninfo *fi;   /* per m->funcs[] */
 
 	/* the function being translated */

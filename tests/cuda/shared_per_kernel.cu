@@ -6,16 +6,20 @@
  * fills), together far past the 48 KB a block may have.  Each reports its
  * own size in cudaFuncGetAttributes, launches, and fills and sums its
  * memory right; a fourth kernel reaches two of the arrays through device
- * functions and gets both, apart.
+ * functions and gets both, apart; and arrays that nvcc moves into the
+ * one device function that uses each (20 KB each) take memory only in
+ * the kernels that call it, apart from each other.
  */
 #include "check.h"
 
 #define A_INTS 10000
 #define B_INTS 11000
 #define G_INTS 9000
+#define X_INTS 5000
 
 __shared__ int file_scope[G_INTS];
 __shared__ int small_scope[100];
+__shared__ int x1[X_INTS], x2[X_INTS];
 
 __global__ void own_array(int *out)
 {
@@ -88,6 +92,46 @@ __global__ void both(int *out)
 	}
 }
 
+/* File-scope arrays that one function each uses (nvcc moves them into
+ * its body): fill_x1 fills x1, has fill_x2 fill x2, and reads x1 back,
+ * which must not have moved.  use_x1 reaches both arrays, use_x2 only
+ * x2. */
+__device__ __noinline__ int fill_x2(int k)
+{
+	for (int i = threadIdx.x; i < X_INTS; i += blockDim.x)
+		x2[i] = k + 1;
+	__syncthreads();
+	return x2[threadIdx.x];
+}
+
+__device__ __noinline__ int fill_x1(int k)
+{
+	int r;
+
+	for (int i = threadIdx.x; i < X_INTS; i += blockDim.x)
+		x1[i] = k;
+	__syncthreads();
+	r = fill_x2(k);
+	__syncthreads();
+	return x1[X_INTS - 1 - threadIdx.x] + 1000 * r;
+}
+
+__global__ void use_x1(int *out)
+{
+	int v = fill_x1(5);
+
+	if (threadIdx.x == 0)
+		out[blockIdx.x] = v;
+}
+
+__global__ void use_x2(int *out)
+{
+	int v = fill_x2(5);
+
+	if (threadIdx.x == 0)
+		out[blockIdx.x] = v;
+}
+
 static void check_kernel(const char *name, const void *k, void (*launch)(int *), size_t bytes,
 			 int want)
 {
@@ -110,6 +154,8 @@ static void launch_own(int *d) { own_array<<<2, 128>>>(d); }
 static void launch_template(int *d) { template_static<B_INTS><<<2, 128>>>(d); }
 static void launch_function(int *d) { through_function<<<2, 128>>>(d); }
 static void launch_both(int *d) { both<<<2, 128>>>(d); }
+static void launch_x1(int *d) { use_x1<<<2, 128>>>(d); }
+static void launch_x2(int *d) { use_x2<<<2, 128>>>(d); }
 
 int main(void)
 {
@@ -121,5 +167,8 @@ int main(void)
 		     launch_function, G_INTS * 4, 3 * (G_INTS * (G_INTS - 1) / 2));
 	check_kernel("two file-scope arrays", (const void *)both, launch_both, G_INTS * 4 + 400,
 		     G_INTS * (G_INTS - 1) / 2 + 100 * 1000 + 99 * 100 / 2);
+	check_kernel("x1 and x2 through calls", (const void *)use_x1, launch_x1, 2 * X_INTS * 4,
+		     5 + 1000 * 6);
+	check_kernel("x2 through a call", (const void *)use_x2, launch_x2, X_INTS * 4, 6);
 	return verdict("shared_per_kernel");
 }
