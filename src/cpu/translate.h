@@ -12,7 +12,7 @@
 #include "util/strbuf.h"
 
 /* Bumped whenever generated code changes meaning: part of the cache key. */
-#define AG_TRANSLATOR_VERSION "33"
+#define AG_TRANSLATOR_VERSION "34"
 
 /* Which kernels run sixteen threads of a row at a time (src/cpu/group.c):
  * those the engine picks for it, every one whose control flow allows it
