@@ -152,50 +152,42 @@ static int mov_integer(const struct ptx_insn *in, int64_t *k)
 	return 1;
 }
 
-static int writes_reg(const struct ptx_insn *in, const char *reg)
+/* Pushes the successors of x in f that are not yet seen. */
+static void push_next(const struct tr_flow *f, uint32_t x, uint8_t *seen, uint32_t *stack,
+		      uint32_t *top)
 {
-	const char *d[TR_MAX_DESTS];
-	uint32_t j, nd = tr_dests(in, d, TR_MAX_DESTS);
+	uint32_t k, y;
 
-	for (j = 0; j < nd && j < TR_MAX_DESTS; j++)
-		if (!strcmp(d[j], reg))
-			return 1;
-	return nd > TR_MAX_DESTS;
+	for (k = 0; k < 2; k++) {
+		y = k ? f->jump[x] : f->next[x];
+		if (y < f->n && !seen[y]) {
+			seen[y] = 1;
+			stack[(*top)++] = y;
+		}
+	}
 }
 
 /* Whether instruction i can be reached from the successors of from (the
  * body's start when from is f->n) on a path that no unguarded write of
- * reg cuts before i; seen is scratch of f->n + 1 bytes. */
+ * reg cuts before i; seen and stack are scratch of f->n + 1 entries. */
 static int reaches(const struct tr_flow *f, uint32_t from, uint32_t i, const char *reg,
 		   uint8_t *seen, uint32_t *stack)
 {
-	uint32_t top = 0, x, k;
+	uint32_t top = 0, x;
 
 	memset(seen, 0, f->n + 1);
-	if (from == f->n)
+	if (from == f->n) {
+		seen[0] = 1;
 		stack[top++] = 0;
-	else
-		for (k = 0; k < 2; k++) {
-			x = k ? f->jump[from] : f->next[from];
-			if (x < f->n && !seen[x]) {
-				seen[x] = 1;
-				stack[top++] = x;
-			}
-		}
+	} else {
+		push_next(f, from, seen, stack, &top);
+	}
 	while (top) {
 		x = stack[--top];
 		if (x == i)
 			return 1;
-		if (!f->ins[x]->guard && writes_reg(f->ins[x], reg))
-			continue;
-		for (k = 0; k < 2; k++) {
-			uint32_t y = k ? f->jump[x] : f->next[x];
-
-			if (y < f->n && !seen[y]) {
-				seen[y] = 1;
-				stack[top++] = y;
-			}
-		}
+		if (f->ins[x]->guard || !tr_writes(f->ins[x], reg))
+			push_next(f, x, seen, stack, &top);
 	}
 	return 0;
 }
@@ -217,7 +209,7 @@ int tr_const_at(const struct tr_flow *f, uint32_t i, const char *reg, int64_t *k
 	int64_t v = 0;
 
 	for (d = 0; d < f->n && ok; d++) {
-		if (!writes_reg(f->ins[d], reg) || !reaches(f, d, i, reg, seen, stack))
+		if (!tr_writes(f->ins[d], reg) || !reaches(f, d, i, reg, seen, stack))
 			continue;
 		ok = mov_integer(f->ins[d], &v) && (!found || v == *k);
 		*k = v;

@@ -592,31 +592,30 @@ static int branch_target(const struct ptx_func *fn, uint32_t i, uint32_t *to)
 }
 
 /* The first backward branch of fn (its index in *e, its target's in *h),
- * and in *after the first statement past every other loop's head (0 when
- * there is none); NULL when a branch cannot be followed. */
+ * and in *later the first head of any other loop (UINT32_MAX: none); NULL
+ * when a branch cannot be followed. */
 static const struct ptx_insn *back_edge(const struct ptx_func *fn, uint32_t *h, uint32_t *e,
-					uint32_t *after)
+					uint32_t *later)
 {
 	const struct ptx_insn *back = NULL;
 	uint32_t i, to;
 
-	*after = 0;
+	*later = UINT32_MAX;
 	for (i = 0; i < fn->nbody; i++) {
 		if (!branch_target(fn, i, &to))
 			continue;
 		if (to == UINT32_MAX)
 			return NULL;
-		if (to < i && back && to < *after)
-			*after = to;
-		if (to < i && !back) {
-			back = tr_insn_at(fn, i);
-			*h = to;
-			*e = i;
-			*after = UINT32_MAX;
+		if (to >= i)
+			continue;
+		if (back) {
+			*later = to < *later ? to : *later;
+			continue;
 		}
+		back = tr_insn_at(fn, i);
+		*h = to;
+		*e = i;
 	}
-	if (*after == UINT32_MAX)
-		*after = 0;
 	return back;
 }
 
@@ -1040,7 +1039,7 @@ int tr_stride_scan(const struct ptx_func *fn, struct tr_stride *s)
 	if (!fn->is_entry || calls(fn))
 		return 0;
 	if ((back = back_edge(fn, &h, &e, &later)) && (sc.defs = tr_consts_scan(fn)))
-		found = scan_loop(&sc, back, h, e, 0, s) && (!later || later > s->end);
+		found = scan_loop(&sc, back, h, e, 0, s) && later > s->end;
 	tr_consts_free(sc.defs);
 	for (e = 0; !found && e < fn->nbody; e++) {
 		if (!branch_target(fn, e, &h) || h >= e)
